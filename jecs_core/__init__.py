@@ -1,0 +1,43 @@
+"""jecs_core: Joint Envelope Conformal Selection (pure numpy / scipy / pandas).
+
+Pick one shared subset of a benchmark whose global contamination rate (the
+expected share of selected items in the training data of at least one of K
+models) stays below alpha.  See "Provable Joint Decontamination for
+Benchmarking Multiple Large Language Models" (Liu, Zeng, Wei).
+"""
+
+__version__ = "0.1.0"
+
+from .compare import METHOD_LABELS, METHODS, VALID_METHODS, Comparison, compare_methods, compare_pvalues
+from .conformal import conformal_pvalues
+from .data import ScoreTable, ScoreTableError, load_scores, table_from_frame
+from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, default_knn, fit_envelope
+from .export import selection_frame, selection_metadata, write_selection
+from .metrics import SelectionMetrics, contaminated_items, gcp, power, selection_metrics
+from .multitest import StepUpResult, benjamini_hochberg, bh_adjusted, storey_bh
+from .selection import (
+    JECSFallbackWarning,
+    JECSFit,
+    JECSResult,
+    JMCSResult,
+    PerModelResult,
+    fit_jecs,
+    intersection_selection,
+    jecs,
+    jmcs,
+    max_p,
+    union_selection,
+)
+
+__all__ = [
+    "__version__",
+    "METHODS", "METHOD_LABELS", "VALID_METHODS", "Comparison", "compare_methods", "compare_pvalues",
+    "conformal_pvalues",
+    "ScoreTable", "ScoreTableError", "load_scores", "table_from_frame",
+    "DEFAULT_LAMBDA_GRID", "Envelope", "LambdaGrid", "default_knn", "fit_envelope",
+    "selection_frame", "selection_metadata", "write_selection",
+    "SelectionMetrics", "contaminated_items", "gcp", "power", "selection_metrics",
+    "StepUpResult", "benjamini_hochberg", "bh_adjusted", "storey_bh",
+    "JECSFallbackWarning", "JECSFit", "JECSResult", "JMCSResult", "PerModelResult",
+    "fit_jecs", "intersection_selection", "jecs", "jmcs", "max_p", "union_selection",
+]

@@ -1,0 +1,50 @@
+"""Argument helpers shared by the subcommands."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def alpha_arg(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), got {text}")
+    return value
+
+
+def lam_arg(text: str):
+    if text == "auto":
+        return "auto"
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 'auto' or a number in (0, 1), got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be 'auto' or in (0, 1), got {text}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
+    return value
+
+
+def add_table_options(parser: argparse.ArgumentParser) -> None:
+    """Options every command that reads a score table takes."""
+    parser.add_argument("scores", help="score table (.csv or .parquet), wide or long layout")
+    parser.add_argument(
+        "--layout", choices=("auto", "wide", "long"), default="auto", help="table layout (default: detect from the columns)"
+    )
+    parser.add_argument(
+        "--lower-is-member",
+        action="store_true",
+        help="the file's scores run the other way (smaller = more member-like, e.g. raw perplexity); negate them",
+    )

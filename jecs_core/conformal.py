@@ -1,0 +1,94 @@
+"""Conformal p-values of test items against a calibration set of known members.
+
+For model k and test item i (paper, eq. prelim-model-p)::
+
+    p_i^k = (1 + #{l in calibration : T_l^k <= T_i^k}) / (m + 1)
+
+Scores are oriented so that larger means more member-like; a small p-value is
+evidence that the item is *not* a member of model k.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+# Below this many test cells the thread pool costs more than it saves.
+_PARALLEL_MIN_CELLS = 2_000_000
+
+
+def _as_score_matrix(values, name: str) -> np.ndarray:
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 1-D or 2-D array, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(
+            f"{name} must be finite; found {arr[tuple(bad)]!r} at row {bad[0]}, column {bad[1]}"
+        )
+    return arr
+
+
+def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generator | None = None) -> np.ndarray:
+    """Per-model conformal p-values.
+
+    Parameters
+    ----------
+    test_scores : array_like, shape (n, K) or (n,)
+        Detection scores of the test items, one column per model, larger = more member-like.
+    calibration_scores : array_like, shape (m, K) or (m,)
+        Scores of the calibration items (known members of every model), same columns.
+    rng : numpy.random.Generator, optional
+        If given, ties between a test score and calibration scores are broken at random
+        (``p = (#{T_l < T_i} + U (1 + #{T_l = T_i})) / (m + 1)`` with ``U ~ Unif(0, 1)``),
+        which makes the p-value exactly uniform under exchangeability.  By default the
+        deterministic (conservative) form is used.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, K)
+        p-values in ``{1/(m+1), ..., 1}`` (deterministic form) or in ``(0, 1]`` (randomized).
+    """
+    test = _as_score_matrix(test_scores, "test_scores")
+    cal = _as_score_matrix(calibration_scores, "calibration_scores")
+    if test.shape[1] != cal.shape[1]:
+        raise ValueError(
+            f"test_scores has {test.shape[1]} model column(s) but calibration_scores has {cal.shape[1]}"
+        )
+    m = cal.shape[0]
+    if m == 0:
+        raise ValueError("calibration_scores must have at least one row")
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator or None, got {type(rng).__name__}")
+
+    cal_sorted = np.sort(cal, axis=0)
+    n, n_models = test.shape
+    at_most = np.empty((n, n_models), dtype=np.int64)
+    below = np.empty((n, n_models), dtype=np.int64) if rng is not None else None
+
+    def count_column(k: int) -> None:
+        at_most[:, k] = np.searchsorted(cal_sorted[:, k], test[:, k], side="right")
+        if below is not None:
+            below[:, k] = np.searchsorted(cal_sorted[:, k], test[:, k], side="left")
+
+    workers = min(n_models, os.cpu_count() or 1)
+    if workers > 1 and test.size >= _PARALLEL_MIN_CELLS:
+        # searchsorted releases the GIL, so threads use every core.
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            list(pool.map(count_column, range(n_models)))
+    else:
+        for k in range(n_models):
+            count_column(k)
+
+    if below is None:
+        out = at_most.astype(float)
+        out += 1.0
+        out /= m + 1
+        return out
+    ties = at_most - below
+    u = rng.random((n, n_models))
+    return (below + u * (1 + ties)) / (m + 1)

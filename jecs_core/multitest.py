@@ -1,0 +1,117 @@
+"""Benjamini-Hochberg and Storey-BH step-up selection.
+
+Both rules share one step-up (METHOD-NOTES, "BH and Storey-BH")::
+
+    r* = max{r : p_(r) <= alpha r / (pi0 n)},   select p_i <= alpha r* / (pi0 n)
+
+with ``r* = 0`` selecting nothing.  BH is the case ``pi0 = 1``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import check_alpha, check_probability_vector
+
+
+@dataclass(frozen=True)
+class StepUpResult:
+    """Outcome of one step-up selection.
+
+    Attributes
+    ----------
+    selected : numpy.ndarray of bool, shape (n,)
+        Which items are selected (rejected nulls).
+    r_star : int
+        Number of selections of the step-up rule (0 when nothing is selected).
+    threshold : float
+        Cut-off on the input scale, ``alpha r* / (pi0 n)`` (0.0 when ``r* = 0``).
+    alpha, pi0 : float
+        Level and null-proportion factor used.
+    """
+
+    selected: np.ndarray
+    r_star: int
+    threshold: float
+    alpha: float
+    pi0: float
+
+    @property
+    def n_selected(self) -> int:
+        return int(self.r_star)
+
+
+def _check_pi0(pi0: float) -> float:
+    value = float(pi0)
+    if not np.isfinite(value) or not 0.0 < value <= 1.0:
+        raise ValueError(f"pi0 must be in (0, 1], got {pi0!r}")
+    return value
+
+
+def step_up_sorted(sorted_values: np.ndarray, alpha: float, pi0: float) -> int:
+    """Return r* for values already sorted ascending (no validation; internal fast path)."""
+    n = sorted_values.shape[0]
+    if n == 0:
+        return 0
+    ranks = np.arange(1, n + 1)
+    passing = np.flatnonzero(sorted_values <= alpha * ranks / (pi0 * n))
+    return int(passing[-1] + 1) if passing.size else 0
+
+
+def storey_bh(pvalues, *, alpha: float, pi0: float = 1.0, sorted_values: np.ndarray | None = None) -> StepUpResult:
+    """Storey-BH (adaptive BH) selection at level ``alpha`` with null proportion ``pi0``.
+
+    Parameters
+    ----------
+    pvalues : array_like, shape (n,)
+        Values in [0, 1]; small values are selected.
+    alpha : float
+        Target level in (0, 1).
+    pi0 : float, default 1.0
+        Estimated null proportion in (0, 1]; ``pi0 = 1`` is plain BH.
+    sorted_values : numpy.ndarray, optional
+        ``numpy.sort(pvalues)`` if the caller already has it (saves a sort).
+
+    Returns
+    -------
+    StepUpResult
+    """
+    values = check_probability_vector(pvalues, "pvalues")
+    alpha = check_alpha(alpha)
+    pi0 = _check_pi0(pi0)
+    ordered = np.sort(values) if sorted_values is None else sorted_values
+    r_star = step_up_sorted(ordered, alpha, pi0)
+    n = values.shape[0]
+    if r_star == 0:
+        return StepUpResult(np.zeros(n, dtype=bool), 0, 0.0, alpha, pi0)
+    threshold = alpha * r_star / (pi0 * n)
+    # Items tied with p_(r*) all pass; anything above it failed its own step.
+    selected = values <= ordered[r_star - 1]
+    return StepUpResult(selected, r_star, float(threshold), alpha, pi0)
+
+
+def benjamini_hochberg(pvalues, *, alpha: float) -> StepUpResult:
+    """Benjamini-Hochberg selection at level ``alpha`` (Storey-BH with ``pi0 = 1``)."""
+    return storey_bh(pvalues, alpha=alpha, pi0=1.0)
+
+
+def bh_adjusted(pvalues, *, pi0: float = 1.0) -> np.ndarray:
+    """BH-adjusted values (q-values), ``min_{j >= i} pi0 n p_(j) / j`` capped at 1.
+
+    With ``pi0 = 1`` this equals ``scipy.stats.false_discovery_control(p, method="bh")``.
+    An item is selected by :func:`storey_bh` at level alpha exactly when its
+    adjusted value is <= alpha.
+    """
+    values = check_probability_vector(pvalues, "pvalues")
+    pi0 = _check_pi0(pi0)
+    n = values.shape[0]
+    if n == 0:
+        return values.copy()
+    order = np.argsort(values, kind="stable")
+    scaled = pi0 * n * values[order] / np.arange(1, n + 1)
+    scaled = np.minimum.accumulate(scaled[::-1])[::-1]
+    out = np.empty(n)
+    out[order] = np.minimum(scaled, 1.0)
+    return out

@@ -1,0 +1,277 @@
+"""The four joint-selection rules: JECS, JMCS and the naive union / intersection.
+
+All take the (n, K) matrix of per-model conformal p-values (see
+:func:`jecs_core.conformal_pvalues`), so one conformal pass serves every rule
+and every alpha.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import check_alpha, check_pvalue_matrix
+from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, _check_knn, _check_lambda, _fit_from_sorted, lambda_grid
+from .multitest import StepUpResult, step_up_sorted, storey_bh
+
+
+class JECSFallbackWarning(UserWarning):
+    """JECS found no usable lambda and returned the JMCS selection instead."""
+
+
+@dataclass(frozen=True)
+class JMCSResult:
+    """Joint Max Conformal Selection: BH on the max-p values."""
+
+    alpha: float
+    p_max: np.ndarray
+    step: StepUpResult
+
+    @property
+    def selected(self) -> np.ndarray:
+        return self.step.selected
+
+    @property
+    def n_selected(self) -> int:
+        return self.step.n_selected
+
+
+@dataclass(frozen=True)
+class JECSFit:
+    """The alpha-free part of JECS: lambda choice, envelope, transformed values, pi0.
+
+    Attributes
+    ----------
+    p_max : numpy.ndarray, shape (n,)
+        Max-p values.
+    sorted_p_max : numpy.ndarray
+        ``p_max`` sorted ascending (the envelope keeps this order, so Storey-BH reuses it).
+    grid : LambdaGrid
+        The per-lambda table (only the manual lambda when ``lambda_mode == "manual"``).
+    lambda_mode : str
+        ``"auto"`` (data-driven) or ``"manual"``.
+    envelope : Envelope or None
+        The chosen envelope; ``None`` when JECS falls back to JMCS.
+    p_tilde : numpy.ndarray
+        ``F_fit(p_max)``; equal to ``p_max`` on fallback.
+    pi0_hat : float
+        Capped Storey estimate (1.0 on fallback).
+    fallback_reason : str or None
+        Why JECS fell back to JMCS, or ``None``.
+    """
+
+    p_max: np.ndarray
+    sorted_p_max: np.ndarray
+    grid: LambdaGrid
+    lambda_mode: str
+    envelope: Envelope | None
+    p_tilde: np.ndarray
+    sorted_p_tilde: np.ndarray
+    pi0_hat: float
+    fallback_reason: str | None
+
+    @property
+    def fallback_to_jmcs(self) -> bool:
+        return self.envelope is None
+
+    @property
+    def lam(self) -> float | None:
+        return None if self.envelope is None else self.envelope.lam
+
+    @property
+    def k_n(self) -> int | None:
+        return None if self.envelope is None else self.envelope.k_n
+
+    @property
+    def g_hat(self) -> float | None:
+        return None if self.envelope is None else self.envelope.g_hat
+
+    @property
+    def F_fit_lambda(self) -> float | None:
+        return None if self.envelope is None else self.envelope.F_lambda
+
+    @property
+    def pi0_raw(self) -> float | None:
+        return None if self.envelope is None else self.envelope.pi0_raw
+
+    def envelope_at(self, x) -> np.ndarray:
+        """``F_fit(x)``; the identity on fallback (JMCS uses p_max as is)."""
+        if self.envelope is None:
+            return np.asarray(x, dtype=float)
+        return self.envelope(x)
+
+    def select(self, alpha: float) -> "JECSResult":
+        """Storey-BH at ``alpha`` on the transformed values."""
+        alpha = check_alpha(alpha)
+        r_star = step_up_sorted(self.sorted_p_tilde, alpha, self.pi0_hat)
+        n = self.p_max.shape[0]
+        if r_star == 0:
+            step = StepUpResult(np.zeros(n, dtype=bool), 0, 0.0, alpha, self.pi0_hat)
+        else:
+            selected = self.p_tilde <= self.sorted_p_tilde[r_star - 1]
+            step = StepUpResult(selected, r_star, alpha * r_star / (self.pi0_hat * n), alpha, self.pi0_hat)
+        return JECSResult(alpha=alpha, fit=self, step=step)
+
+
+@dataclass(frozen=True)
+class JECSResult:
+    """Joint Envelope Conformal Selection at one alpha (fit + Storey-BH step)."""
+
+    alpha: float
+    fit: JECSFit
+    step: StepUpResult
+
+    @property
+    def selected(self) -> np.ndarray:
+        return self.step.selected
+
+    @property
+    def n_selected(self) -> int:
+        return self.step.n_selected
+
+    @property
+    def r_star(self) -> int:
+        return self.step.r_star
+
+    @property
+    def threshold(self) -> float:
+        """Cut-off on the transformed scale, ``alpha r* / (pi0_hat n)``."""
+        return self.step.threshold
+
+    # The fitted quantities, re-exposed so callers need not reach into ``fit``.
+    p_max = property(lambda self: self.fit.p_max)
+    p_tilde = property(lambda self: self.fit.p_tilde)
+    lam = property(lambda self: self.fit.lam)
+    k_n = property(lambda self: self.fit.k_n)
+    g_hat = property(lambda self: self.fit.g_hat)
+    F_fit_lambda = property(lambda self: self.fit.F_fit_lambda)
+    pi0_hat = property(lambda self: self.fit.pi0_hat)
+    grid = property(lambda self: self.fit.grid)
+    fallback_to_jmcs = property(lambda self: self.fit.fallback_to_jmcs)
+    fallback_reason = property(lambda self: self.fit.fallback_reason)
+
+    def envelope_at(self, x) -> np.ndarray:
+        return self.fit.envelope_at(x)
+
+
+@dataclass(frozen=True)
+class PerModelResult:
+    """Union or intersection of the per-model BH selections (an invalid baseline)."""
+
+    alpha: float
+    rule: str
+    per_model: np.ndarray  # (n, K) bool: BH selection of each model
+
+    @property
+    def selected(self) -> np.ndarray:
+        if self.rule == "union":
+            return self.per_model.any(axis=1)
+        return self.per_model.all(axis=1)
+
+    @property
+    def n_selected(self) -> int:
+        return int(self.selected.sum())
+
+
+def max_p(pvalues) -> np.ndarray:
+    """Per-item maximum of the model-wise p-values (valid for the joint null)."""
+    return check_pvalue_matrix(pvalues).max(axis=1)
+
+
+def jmcs(pvalues, *, alpha: float) -> JMCSResult:
+    """Joint Max Conformal Selection: BH at ``alpha`` on the max-p values.
+
+    Parameters
+    ----------
+    pvalues : array_like, shape (n, K) or (n,)
+        Per-model conformal p-values (a 1-D array is one model).
+    alpha : float
+        Target global contamination rate in (0, 1).
+    """
+    p_star = max_p(pvalues)
+    return JMCSResult(alpha=check_alpha(alpha), p_max=p_star, step=storey_bh(p_star, alpha=alpha))
+
+
+def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid_values=DEFAULT_LAMBDA_GRID, warn: bool = True) -> JECSFit:
+    """Fit the alpha-free part of JECS on max-p values.
+
+    Parameters
+    ----------
+    p_max : array_like, shape (n,)
+        Max-p values of the test items.
+    lam : "auto" or float
+        ``"auto"`` picks lambda from ``lambda_grid_values`` by the smallest slope
+        ``F_fit(lambda) / lambda`` (ties to the smaller lambda); a float fixes it.
+    knn : int, optional
+        kNN size for the boundary density; default ``ceil(sqrt(m_R))``.
+    lambda_grid_values : sequence of float
+        Candidate lambdas for ``lam="auto"``.
+    warn : bool
+        Emit :class:`JECSFallbackWarning` when falling back to JMCS.
+    """
+    p_star = np.asarray(p_max, dtype=float)
+    if p_star.ndim != 1:
+        raise ValueError(f"p_max must be one-dimensional, got shape {p_star.shape}")
+    knn = _check_knn(knn)
+    ordered = np.sort(p_star)
+    if isinstance(lam, str):
+        if lam != "auto":
+            raise ValueError(f"lam must be 'auto' or a number in (0, 1), got {lam!r}")
+        grid = lambda_grid(ordered, lambda_grid_values, knn)
+        mode = "auto"
+    else:
+        lam_value = _check_lambda(lam)
+        env = _fit_from_sorted(ordered, lam_value, knn)
+        grid = LambdaGrid((lam_value,), (env,), None if env is None else 0)
+        mode = "manual"
+    if grid.chosen is None:
+        reason = (
+            f"no max-p value lies above any lambda in {list(grid.lambdas)}; "
+            "the envelope is undefined, so JECS returns the JMCS selection"
+        )
+        if warn:
+            warnings.warn(reason, JECSFallbackWarning, stacklevel=2)
+        return JECSFit(p_star, ordered, grid, mode, None, p_star, ordered, 1.0, reason)
+    env = grid.envelopes[grid.chosen]
+    # The envelope is non-decreasing, so transforming the sorted values keeps them sorted.
+    return JECSFit(p_star, ordered, grid, mode, env, env(p_star), env(ordered), env.pi0_hat, None)
+
+
+def jecs(pvalues, *, alpha: float, lam="auto", knn: int | None = None, lambda_grid_values=DEFAULT_LAMBDA_GRID) -> JECSResult:
+    """Joint Envelope Conformal Selection.
+
+    Aggregates the per-model p-values by their maximum, fits the right-tail
+    envelope of the max-p null CDF, transforms ``p~ = F_fit(p*)`` and applies
+    Storey-BH with ``pi0_hat`` capped at 1.  Falls back to JMCS (with a
+    :class:`JECSFallbackWarning`) when no lambda has a non-empty tail.
+
+    Parameters
+    ----------
+    pvalues : array_like, shape (n, K) or (n,)
+        Per-model conformal p-values.
+    alpha : float
+        Target global contamination rate in (0, 1).
+    lam, knn, lambda_grid_values
+        See :func:`fit_jecs`.
+    """
+    alpha = check_alpha(alpha)
+    return fit_jecs(max_p(pvalues), lam=lam, knn=knn, lambda_grid_values=lambda_grid_values).select(alpha)
+
+
+def _per_model(pvalues, alpha: float, rule: str) -> PerModelResult:
+    p = check_pvalue_matrix(pvalues)
+    alpha = check_alpha(alpha)
+    chosen = np.column_stack([storey_bh(p[:, k], alpha=alpha).selected for k in range(p.shape[1])])
+    return PerModelResult(alpha=alpha, rule=rule, per_model=chosen)
+
+
+def union_selection(pvalues, *, alpha: float) -> PerModelResult:
+    """Union of per-model BH selections at ``alpha``.  Invalid: does not control the GCR."""
+    return _per_model(pvalues, alpha, "union")
+
+
+def intersection_selection(pvalues, *, alpha: float) -> PerModelResult:
+    """Intersection of per-model BH selections at ``alpha``.  Invalid: does not control the GCR."""
+    return _per_model(pvalues, alpha, "intersection")

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs on a fresh machine, then run it.
+# Usage: bash scripts/test.sh [extra pytest args]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian's Chromium drives the real-browser tests (never a tool's own browser download).
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq || true
+  $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+
+# torch is pinned: 2.13.0 has a CPU wheel here; other versions pull GBs of CUDA packages.
+python -m pip install -q --disable-pip-version-check "torch==2.13.0" -e ".[all,test]"
+
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYTHONHASHSEED=0
+python -m pytest "$@"
