@@ -29,6 +29,11 @@ class ScoreTableError(ValueError):
     """A score table that breaks the data contract; the message names file, column and rows."""
 
 
+def _show(value) -> str:
+    """repr() of a cell value without numpy's type wrapper (``2``, not ``np.int64(2)``)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
 def _rows(mask_or_index, limit: int = _MAX_ROWS_LISTED) -> str:
     idx = np.flatnonzero(mask_or_index) if np.asarray(mask_or_index).dtype == bool else np.asarray(mask_or_index)
     shown = ", ".join(str(int(i) + 1) for i in idx[:limit])
@@ -208,7 +213,7 @@ def _numeric_column(frame: pd.DataFrame, column: str, source: str) -> np.ndarray
     if text_cells.any():
         first = raw[text_cells].iloc[0]
         raise ScoreTableError(
-            f"{source}: column '{column}': non-numeric value {first!r} at {_rows(text_cells)}; scores must be numbers"
+            f"{source}: column '{column}': non-numeric value {_show(first)} at {_rows(text_cells)}; scores must be numbers"
         )
     arr = values.to_numpy(dtype=float)
     missing = np.isnan(arr)
@@ -227,7 +232,7 @@ def _labels(frame: pd.DataFrame, column: str, rows: np.ndarray, source: str) -> 
     if bad.any():
         first = raw[bad].iloc[0]
         raise ScoreTableError(
-            f"{source}: column '{column}': label {first!r} at {_rows(bad)}; member labels must be 0 or 1 on every test row"
+            f"{source}: column '{column}': label {_show(first)} at {_rows(bad)}; member labels must be 0 or 1 on every test row"
         )
     return values
 
@@ -286,7 +291,7 @@ def table_from_frame(
     unknown = ~np.isin(split, SPLITS)
     if unknown.any():
         raise ScoreTableError(
-            f"{source}: column 'split': unknown value {frame['split'].to_numpy()[unknown][0]!r} at {_rows(unknown)}; "
+            f"{source}: column 'split': unknown value {_show(frame['split'].to_numpy()[unknown][0])} at {_rows(unknown)}; "
             f"expected one of {list(SPLITS)}"
         )
     is_cal = split == "calibration"

@@ -25,6 +25,9 @@ def selection_frame(table: ScoreTable, comparison: Comparison, method: str = "je
     ``selected_<method>`` column per rule is added.
     """
     _check_method(method)
+    clash = [m for m in table.models if f"p_{m}" in ("p_max", "p_tilde")]
+    if clash:
+        raise ValueError(f"model name(s) {clash} would collide with the export's p_max / p_tilde columns; rename the score columns")
     primary = "jecs" if method == "all" else method
     out = pd.DataFrame({"item_id": table.test_ids})
     out["selected"] = comparison.selected(primary).astype(np.int8)

@@ -1,0 +1,139 @@
+"""The ``jecs`` command line: select, synth, exports and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from jecs_core import compare_methods, load_scores
+from jecs_core.cli import main
+
+SAMPLE = "sample_data/synthetic_k4.csv"
+
+
+@pytest.fixture()
+def synth_csv(tmp_path):
+    path = tmp_path / "synth.csv"
+    assert main(["synth", "--out", str(path), "--seed", "3", "--pool-size", "400"]) == 0
+    return path
+
+
+def test_synth_writes_labelled_table(synth_csv):
+    table = load_scores(synth_csv)
+    assert (table.n, table.m, table.K) == (280, 120, 4) and table.has_labels
+    again = synth_csv.with_name("again.csv")
+    main(["synth", "--out", str(again), "--seed", "3", "--pool-size", "400"])
+    assert again.read_bytes() == synth_csv.read_bytes()
+
+
+def test_synth_parquet_and_bad_suffix(tmp_path, capsys):
+    assert main(["synth", "--out", str(tmp_path / "s.parquet")]) == 0
+    assert load_scores(tmp_path / "s.parquet").n == 840
+    assert main(["synth", "--out", str(tmp_path / "s.txt")]) == 2
+    assert "must end in .csv or .parquet" in capsys.readouterr().err
+
+
+def test_select_summary_and_export(synth_csv, tmp_path, capsys):
+    out = tmp_path / "sel.csv"
+    assert main(["select", str(synth_csv), "--alpha", "0.2", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    table = load_scores(synth_csv)
+    comparison = compare_methods(table, alpha=0.2)
+    assert f"lambda = {comparison.jecs.lam:g}" in printed
+    assert "Union (invalid baseline)" in printed and "GCP" in printed
+    for method in ("jecs", "jmcs", "union", "intersection"):
+        assert str(int(comparison.selected(method).sum())) in printed
+
+    frame = pd.read_csv(out, dtype={"item_id": str})
+    assert list(frame.columns[:4]) == ["item_id", "selected", "p_max", "p_tilde"]
+    assert [c for c in frame.columns if c.startswith("p_") and c not in ("p_max", "p_tilde")] == ["p_m0", "p_m1", "p_m2", "p_m3"]
+    assert len(frame) == table.n
+    np.testing.assert_array_equal(frame["selected"].to_numpy().astype(bool), comparison.jecs.selected)
+    np.testing.assert_allclose(frame["p_tilde"], comparison.jecs.p_tilde)
+    assert not out.read_text().startswith("#")
+
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert meta["method"] == "jecs" and meta["alpha"] == 0.2
+    assert meta["lambda"] == comparison.jecs.lam and meta["k_n"] == comparison.jecs.k_n
+    assert meta["pi0_hat"] == pytest.approx(comparison.jecs.pi0_hat)
+    assert meta["input_sha256"] == table.source_sha256
+    assert meta["version"] and meta["selected_counts"]["jecs"] == int(frame["selected"].sum())
+
+
+def test_select_each_method_and_manual_lambda(synth_csv, tmp_path):
+    table = load_scores(synth_csv)
+    for method in ("jmcs", "union", "intersection"):
+        out = tmp_path / f"{method}.csv"
+        assert main(["select", str(synth_csv), "--method", method, "--lam", "0.7", "--knn", "4", "--out", str(out)]) == 0
+        frame = pd.read_csv(out)
+        comparison = compare_methods(table, alpha=0.1, lam=0.7, knn=4)
+        np.testing.assert_array_equal(frame["selected"].astype(bool), comparison.selected(method))
+        meta = json.loads(out.with_suffix(".json").read_text())
+        assert meta["lambda"] == 0.7 and meta["k_n"] == 4 and meta["lambda_mode"] == "manual"
+    out = tmp_path / "all.csv"
+    assert main(["select", str(synth_csv), "--method", "all", "--out", str(out)]) == 0
+    assert {"selected_jecs", "selected_union"} <= set(pd.read_csv(out).columns)
+
+
+def test_text_column_is_carried(tmp_path):
+    frame = pd.read_csv(SAMPLE).head(300).copy()
+    frame["text"] = [f"item number {i}" for i in range(len(frame))]
+    frame.loc[0, "split"] = "calibration"
+    frame.loc[299, "split"] = "test"
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "sel.csv"
+    assert main(["select", str(path), "--out", str(out)]) == 0
+    assert pd.read_csv(out)["text"].iloc[-1] == "item number 299"
+
+
+def _broken(tmp_path, name, edit):
+    full = pd.read_csv(SAMPLE, dtype={"item_id": str})
+    # 100 calibration rows, then 100 test rows.
+    frame = pd.concat([full[full.split == "calibration"].head(100), full[full.split == "test"].head(100)], ignore_index=True)
+    frame = edit(frame)
+    path = tmp_path / name
+    frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize(
+    "name, edit, needle",
+    [
+        ("nocol.csv", lambda f: f.drop(columns="split"), "missing required column 'split'"),
+        ("nan.csv", lambda f: f.assign(score_m1=f["score_m1"].where(f.index != 150)), "column 'score_m1': missing score"),
+        ("dup.csv", lambda f: f.assign(item_id=f["item_id"].where(f.index != 5, "c0")), "duplicate id 'c0' at rows 1, 6"),
+        ("text.csv", lambda f: f.assign(score_m2=f["score_m2"].astype(object).where(f.index != 9, "n/a?")), "non-numeric value 'n/a?' at row 10"),
+    ],
+)
+def test_bad_files_print_one_line_and_exit_2(tmp_path, capsys, name, edit, needle):
+    path = _broken(tmp_path, name, edit)
+    assert main(["select", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and name in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_missing_file_and_bad_arguments(capsys, tmp_path):
+    assert main(["select", str(tmp_path / "none.csv")]) == 2
+    assert "file not found" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        main(["select", SAMPLE, "--alpha", "1.5"])
+    assert info.value.code == 2
+    assert "must be in (0, 1)" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["select", SAMPLE, "--lam", "high"])
+    assert main([]) == 2
+
+
+def test_python_dash_m_entry_point():
+    done = subprocess.run([sys.executable, "-m", "jecs_core", "select", SAMPLE, "--alpha", "0.1"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "JECS" in done.stdout
+    bad = subprocess.run([sys.executable, "-m", "jecs_core", "select", "missing.csv"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stderr.count("\n") == 1

@@ -1,0 +1,112 @@
+"""Conformal p-values: brute-force reference, value set and exact validity."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy import stats
+
+from jecs_core import conformal_pvalues
+
+
+def brute_force(test, cal):
+    n, k = test.shape
+    m = cal.shape[0]
+    out = np.empty((n, k))
+    for i in range(n):
+        for j in range(k):
+            out[i, j] = (1 + sum(cal[l, j] <= test[i, j] for l in range(m))) / (m + 1)
+    return out
+
+
+scores = st.floats(-5, 5, allow_nan=False).map(lambda x: round(x, 1))  # rounding creates ties
+
+
+@given(
+    st.integers(1, 4).flatmap(
+        lambda k: st.tuples(
+            arrays(float, st.tuples(st.integers(1, 12), st.just(k)), elements=scores),
+            arrays(float, st.tuples(st.integers(1, 12), st.just(k)), elements=scores),
+        )
+    )
+)
+def test_matches_brute_force_and_value_set(pair):
+    test, cal = pair
+    p = conformal_pvalues(test, cal)
+    np.testing.assert_allclose(p, brute_force(test, cal), rtol=0, atol=1e-15)
+    m = cal.shape[0]
+    grid = np.arange(1, m + 2) / (m + 1)
+    assert np.isin(np.round(p * (m + 1)), np.arange(1, m + 2)).all()
+    assert p.min() >= grid[0] - 1e-15 and p.max() <= 1.0
+
+
+def test_large_input_uses_threads_and_agrees():
+    rng = np.random.default_rng(0)
+    test = rng.standard_normal((130_000, 16))  # above the threading cut-off
+    cal = rng.standard_normal((300, 16))
+    p = conformal_pvalues(test, cal)
+    ref = (1 + np.array([np.searchsorted(np.sort(cal[:, k]), test[:, k], side="right") for k in range(16)]).T) / 301
+    np.testing.assert_array_equal(p, ref)
+
+
+def test_exactly_uniform_under_exchangeability():
+    # m + 1 exchangeable distinct scores: each is the test item with probability 1/(m+1);
+    # the p-value must then take each value j/(m+1) exactly once.
+    rng = np.random.default_rng(4)
+    for m in (1, 2, 7, 30):
+        values = rng.standard_normal(m + 1)
+        ps = []
+        for i in range(m + 1):
+            cal = np.delete(values, i)
+            ps.append(conformal_pvalues(values[i : i + 1], cal)[0, 0])
+        np.testing.assert_allclose(np.sort(ps), np.arange(1, m + 2) / (m + 1))
+
+
+def test_ties_make_deterministic_pvalues_super_uniform():
+    rng = np.random.default_rng(5)
+    m = 9
+    values = rng.integers(0, 3, m + 1).astype(float)  # heavy ties
+    ps = np.array([conformal_pvalues(values[i : i + 1], np.delete(values, i))[0, 0] for i in range(m + 1)])
+    for t in np.arange(1, m + 2) / (m + 1):
+        assert np.mean(ps <= t + 1e-12) <= t + 1e-12
+
+
+def test_randomized_ties_uniform():
+    rng = np.random.default_rng(6)
+    reps, m = 2000, 19
+    cal = rng.integers(0, 4, (reps, m)).astype(float)
+    test = rng.integers(0, 4, reps).astype(float)
+    p = np.array([conformal_pvalues(test[r : r + 1], cal[r], rng=rng)[0, 0] for r in range(reps)])
+    # Exactly Unif(0, 1) in theory; a KS test at this size catches an off-by-one tie rule.
+    assert stats.kstest(p, "uniform").pvalue > 0.001
+    deterministic = np.array([conformal_pvalues(test[r : r + 1], cal[r])[0, 0] for r in range(reps)])
+    assert deterministic.mean() > p.mean() + 0.05  # ties push the deterministic form up
+
+
+def test_randomized_bounds_and_reproducible():
+    rng = np.random.default_rng(7)
+    test, cal = rng.integers(0, 3, (50, 2)).astype(float), rng.integers(0, 3, (20, 2)).astype(float)
+    a = conformal_pvalues(test, cal, rng=np.random.default_rng(1))
+    b = conformal_pvalues(test, cal, rng=np.random.default_rng(1))
+    np.testing.assert_array_equal(a, b)
+    det = conformal_pvalues(test, cal)
+    assert np.all(a <= det + 1e-15) and np.all(a > 0)
+
+
+def test_m_equals_one_and_one_dimensional_input():
+    p = conformal_pvalues(np.array([0.0, 2.0]), np.array([1.0]))
+    np.testing.assert_allclose(p, [[0.5], [1.0]])
+
+
+def test_errors_name_the_argument():
+    with pytest.raises(ValueError, match="calibration_scores has 3"):
+        conformal_pvalues(np.zeros((2, 2)), np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="test_scores must be finite"):
+        conformal_pvalues(np.array([[np.nan]]), np.zeros((2, 1)))
+    with pytest.raises(ValueError, match="at least one row"):
+        conformal_pvalues(np.zeros((2, 1)), np.zeros((0, 1)))
+    with pytest.raises(ValueError, match="rng"):
+        conformal_pvalues(np.zeros((2, 1)), np.zeros((2, 1)), rng=3)

@@ -1,0 +1,118 @@
+"""BH and Storey-BH: reference checks against scipy and step-up properties."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy.stats import false_discovery_control
+
+from jecs_core import benjamini_hochberg, bh_adjusted, storey_bh
+
+pvalue_arrays = arrays(
+    float,
+    st.integers(1, 60),
+    elements=st.one_of(st.floats(0, 1), st.sampled_from([0.0, 0.01, 0.05, 0.5, 1.0])),
+)
+alphas = st.floats(0.001, 0.999)
+
+
+def test_adjusted_matches_scipy_on_random_inputs():
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        n = int(rng.integers(1, 300))
+        # A mix of signal and null, with ties from rounding.
+        p = np.concatenate([rng.beta(0.3, 4, n // 3), rng.random(n - n // 3)])
+        if rng.random() < 0.5:
+            p = np.round(p, 2)
+        np.testing.assert_allclose(bh_adjusted(p), false_discovery_control(p, method="bh"), rtol=1e-12, atol=1e-15)
+
+
+def test_selection_matches_scipy_adjusted_values():
+    rng = np.random.default_rng(2)
+    for _ in range(200):
+        n = int(rng.integers(1, 300))
+        p = np.round(np.concatenate([rng.beta(0.3, 4, n // 2), rng.random(n - n // 2)]), 3)
+        alpha = float(rng.uniform(0.01, 0.5))
+        selected = benjamini_hochberg(p, alpha=alpha).selected
+        expected = false_discovery_control(p, method="bh") <= alpha
+        # scipy's adjusted values carry float rounding; compare away from the exact boundary.
+        q = false_discovery_control(p, method="bh")
+        clear = np.abs(q - alpha) > 1e-12
+        np.testing.assert_array_equal(selected[clear], expected[clear])
+
+
+def test_known_small_example():
+    p = np.array([0.01, 0.04, 0.03, 0.20, 0.9])
+    # sorted: .01 .03 .04 .20 .90 vs 0.1 r/5 = .02 .04 .06 .08 .10 -> r* = 3
+    result = benjamini_hochberg(p, alpha=0.1)
+    assert result.r_star == 3
+    assert result.threshold == pytest.approx(0.06)
+    np.testing.assert_array_equal(result.selected, [True, True, True, False, False])
+
+
+def test_storey_equals_bh_at_scaled_alpha():
+    rng = np.random.default_rng(3)
+    p = rng.random(500) ** 3
+    for pi0 in (0.2, 0.5, 0.9):
+        a = storey_bh(p, alpha=0.05, pi0=pi0)
+        b = benjamini_hochberg(p, alpha=0.05 / pi0)
+        np.testing.assert_array_equal(a.selected, b.selected)
+        np.testing.assert_array_equal(a.selected, bh_adjusted(p, pi0=pi0) <= 0.05 + 1e-12)
+
+
+def test_nothing_selected_and_empty_input():
+    result = benjamini_hochberg(np.array([0.5, 0.9, 1.0]), alpha=0.1)
+    assert result.r_star == 0 and result.threshold == 0.0 and not result.selected.any()
+    empty = benjamini_hochberg(np.array([]), alpha=0.1)
+    assert empty.r_star == 0 and empty.selected.shape == (0,)
+
+
+@pytest.mark.parametrize("bad", [0, 1, -0.1, 1.5, float("nan"), "0.1", True])
+def test_bad_alpha_names_argument(bad):
+    with pytest.raises(ValueError, match="alpha"):
+        benjamini_hochberg(np.array([0.1]), alpha=bad)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.2, float("nan")])
+def test_bad_pi0_names_argument(bad):
+    with pytest.raises(ValueError, match="pi0"):
+        storey_bh(np.array([0.1]), alpha=0.1, pi0=bad)
+
+
+def test_bad_pvalues_rejected():
+    with pytest.raises(ValueError, match="pvalues"):
+        benjamini_hochberg(np.array([0.1, 1.2]), alpha=0.1)
+    with pytest.raises(ValueError, match="pvalues"):
+        benjamini_hochberg(np.array([[0.1]]), alpha=0.1)
+
+
+@given(pvalue_arrays, alphas)
+def test_selection_is_prefix_of_sorted_values(p, alpha):
+    result = benjamini_hochberg(p, alpha=alpha)
+    order = np.sort(p)
+    assert result.selected.sum() == result.r_star
+    if result.r_star:
+        # Everything at or below the r*-th smallest value is selected, nothing above it.
+        cut = order[result.r_star - 1]
+        np.testing.assert_array_equal(result.selected, p <= cut)
+        assert cut <= alpha * result.r_star / len(p) + 1e-15
+
+
+@given(pvalue_arrays, alphas, alphas)
+def test_selection_monotone_in_alpha(p, a1, a2):
+    low, high = sorted((a1, a2))
+    small = benjamini_hochberg(p, alpha=low).selected
+    large = benjamini_hochberg(p, alpha=high).selected
+    assert not (small & ~large).any()
+
+
+@given(pvalue_arrays, alphas, st.floats(0.05, 1.0))
+def test_adjusted_values_agree_with_selection(p, alpha, pi0):
+    q = bh_adjusted(p, pi0=pi0)
+    selected = storey_bh(p, alpha=alpha, pi0=pi0).selected
+    clear = np.abs(q - alpha) > 1e-9
+    np.testing.assert_array_equal(selected[clear], (q <= alpha)[clear])
+    assert np.all((q >= 0) & (q <= 1))
