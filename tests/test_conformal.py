@@ -43,13 +43,17 @@ def test_matches_brute_force_and_value_set(pair):
     assert p.min() >= grid[0] - 1e-15 and p.max() <= 1.0
 
 
-def test_large_input_uses_threads_and_agrees():
+@pytest.mark.parametrize("n, m, k", [(130_000, 300, 16), (100_000, 20_000, 2)])
+def test_large_inputs_take_the_fast_paths_and_agree(n, m, k):
+    # (130k x 16) crosses the threading cut-off; m = 20,000 takes the sorted-query path.
     rng = np.random.default_rng(0)
-    test = rng.standard_normal((130_000, 16))  # above the threading cut-off
-    cal = rng.standard_normal((300, 16))
+    test = np.round(rng.standard_normal((n, k)), 2)  # rounding keeps ties in play
+    cal = np.round(rng.standard_normal((m, k)), 2)
     p = conformal_pvalues(test, cal)
-    ref = (1 + np.array([np.searchsorted(np.sort(cal[:, k]), test[:, k], side="right") for k in range(16)]).T) / 301
+    ref = (1 + np.array([np.searchsorted(np.sort(cal[:, j]), test[:, j], side="right") for j in range(k)]).T) / (m + 1)
     np.testing.assert_array_equal(p, ref)
+    randomized = conformal_pvalues(test, cal, rng=np.random.default_rng(1))
+    assert np.all(randomized <= p) and np.all(randomized > 0)
 
 
 def test_exactly_uniform_under_exchangeability():
