@@ -13,6 +13,9 @@ from .conformal import conformal_pvalues
 from .data import ScoreTable, ScoreTableError, load_scores, table_from_frame
 from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, default_knn, fit_envelope
 from .export import selection_frame, selection_metadata, write_selection
+# The evaluator function stays at jecs_core.evaluate.evaluate: a top-level
+# name "evaluate" would shadow the jecs_core.evaluate subpackage.
+from .evaluate import Evaluation, format_evaluation, format_sweep, sweep_k, sweep_knn, sweep_lambda, sweep_rho
 from .metrics import SelectionMetrics, contaminated_items, gcp, power, selection_metrics
 from .multitest import StepUpResult, benjamini_hochberg, bh_adjusted, storey_bh
 from .selection import (
@@ -36,6 +39,7 @@ __all__ = [
     "ScoreTable", "ScoreTableError", "load_scores", "table_from_frame",
     "DEFAULT_LAMBDA_GRID", "Envelope", "LambdaGrid", "default_knn", "fit_envelope",
     "selection_frame", "selection_metadata", "write_selection",
+    "Evaluation", "format_evaluation", "format_sweep", "sweep_k", "sweep_knn", "sweep_lambda", "sweep_rho",
     "SelectionMetrics", "contaminated_items", "gcp", "power", "selection_metrics",
     "StepUpResult", "benjamini_hochberg", "bh_adjusted", "storey_bh",
     "JECSFallbackWarning", "JECSFit", "JECSResult", "JMCSResult", "PerModelResult",

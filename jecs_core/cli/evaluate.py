@@ -1,0 +1,249 @@
+"""``jecs evaluate`` and ``jecs sweep``: the paper's Monte-Carlo protocol from the command line.
+
+Numbers are parsed here rather than by argparse so that every bad value is
+reported the same way: one line naming the option, exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..compare import METHODS
+from ..data import load_scores
+from ..envelope import DEFAULT_LAMBDA_GRID
+from ..evaluate import (
+    DEFAULT_SWEEP_KNNS,
+    DEFAULT_SWEEP_LAMBDAS,
+    DEFAULT_SWEEP_RHOS,
+    evaluate,
+    format_evaluation,
+    format_sweep,
+    sweep_k,
+    sweep_knn,
+    sweep_lambda,
+    sweep_rho,
+)
+from ._common import add_table_options
+
+
+def _join(values) -> str:
+    return ",".join("auto" if v is None else f"{v:g}" if isinstance(v, float) else str(v) for v in values)
+
+
+def _floats(text: str, option: str) -> list[float]:
+    try:
+        values = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise ValueError(f"{option}: expected comma-separated numbers, got {text!r}") from None
+    if not values:
+        raise ValueError(f"{option}: expected at least one number, got {text!r}")
+    return values
+
+
+def _int(text: str | None, option: str) -> int | None:
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{option}: expected an integer, got {text!r}") from None
+
+
+def _ints_or_auto(text: str, option: str) -> list[int | None]:
+    out = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        out.append(None if part == "auto" else _int(part, option))
+    if not out:
+        raise ValueError(f"{option}: expected at least one value, got {text!r}")
+    return out
+
+
+def _lam(text: str):
+    if text == "auto":
+        return "auto"
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"--lam: expected 'auto' or a number in (0, 1), got {text!r}") from None
+
+
+def _methods(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _digits(args: argparse.Namespace) -> int:
+    digits = _int(args.digits, "--digits")
+    if not 0 <= digits <= 10:
+        raise ValueError(f"--digits must be in 0..10, got {digits}")
+    return digits
+
+
+def _run_options(args: argparse.Namespace) -> dict:
+    """Options shared by ``evaluate`` and every sweep."""
+    return {
+        "alphas": _floats(args.alphas, "--alphas"),
+        "reps": _int(args.reps, "--reps"),
+        "seed": _int(args.seed, "--seed"),
+        "methods": _methods(args.methods),
+        "draw_fraction": _floats(args.draw_fraction, "--draw-fraction")[0],
+        "workers": _int(args.workers, "--workers"),
+    }
+
+
+def _write(frame, out: str | None) -> None:
+    if not out:
+        return
+    path = Path(out)
+    if not path.parent.exists():
+        raise ValueError(f"--out: directory {path.parent} does not exist")
+    if path.suffix.lower() == ".parquet":
+        frame.to_parquet(path, index=False)
+    else:
+        frame.to_csv(path, index=False)
+    print(f"wrote {path} ({len(frame)} rows)")
+
+
+def _add_run_options(parser: argparse.ArgumentParser, *, alphas: str, methods: str) -> None:
+    parser.add_argument("--alphas", default=alphas, help=f"comma-separated target levels in (0, 1) (default {alphas})")
+    parser.add_argument("--reps", default="500", help="Monte-Carlo repetitions (default 500, as in the paper)")
+    parser.add_argument("--seed", default="0", help="seed of the subsample draws (default 0); results do not depend on --workers")
+    parser.add_argument("--methods", default=methods, help=f"comma-separated subset of {','.join(METHODS)} (default {methods})")
+    parser.add_argument("--draw-fraction", default="0.8", help="share of calibration and of test items drawn per repetition (default 0.8)")
+    parser.add_argument("--workers", default=None, help="threads (default: every core)")
+    parser.add_argument("--out", default=None, help="write the tidy results (one row per setting x method x alpha) to this .csv or .parquet")
+    parser.add_argument("--digits", default="3", help="decimals printed for means and standard errors (default 3)")
+
+
+def _add_jecs_options(parser: argparse.ArgumentParser, *, lam: bool = True, knn: bool = True) -> None:
+    if lam:
+        parser.add_argument("--lam", default="auto", help="JECS right-tail threshold: 'auto' (default, data-driven) or a number")
+    if knn:
+        parser.add_argument("--knn", default=None, help="JECS kNN size k_n (default ceil(sqrt(m_R)))")
+    parser.add_argument("--lambda-grid", default=_join(DEFAULT_LAMBDA_GRID), help="grid of the data-driven lambda (default %(default)s)")
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="Monte-Carlo GCP and power of every method on a labelled score table",
+        description="Repeat the paper's protocol on a labelled score table (member_<model> columns): each repetition "
+        "draws 80%% of the calibration and 80%% of the test items without replacement and runs JECS, JMCS, union and "
+        "intersection at every alpha. Prints mean GCP and power with standard errors (std/sqrt(reps), ddof=1); "
+        "a dagger marks a mean GCP above its alpha.",
+    )
+    add_table_options(parser)
+    _add_run_options(parser, alphas="0.1,0.2,0.3", methods=",".join(METHODS))
+    _add_jecs_options(parser)
+    parser.add_argument("--per-rep-out", default=None, help="also write every repetition's GCP, power and selection size (.csv)")
+    parser.set_defaults(handler=run_evaluate)
+
+    sweep = subparsers.add_parser(
+        "sweep",
+        help="sensitivity sweeps of GCP and power: lambda, knn, k (models) or rho (training fraction)",
+        description="Repeat the evaluation protocol over one parameter and print one block per alpha "
+        "(rows: setting x method). 'lambda', 'knn' and 'k' read a labelled score table; 'rho' builds "
+        "its tables with the three-block generator (see 'jecs sweep rho --help').",
+    )
+    kinds = sweep.add_subparsers(dest="parameter", metavar="PARAMETER", required=True)
+
+    lam = kinds.add_parser("lambda", help="fixed right-tail thresholds lambda plus the data-driven choice",
+                           description="JECS at fixed lambdas and with the data-driven lambda, on the same repetitions; "
+                           "JMCS (lambda-free) is repeated on every row as a reference.")
+    add_table_options(lam)
+    lam.add_argument("--lambdas", default=_join(DEFAULT_SWEEP_LAMBDAS), help="fixed lambdas (default %(default)s)")
+    lam.add_argument("--no-auto", action="store_true", help="leave out the data-driven lambda")
+    _add_jecs_options(lam, lam=False)
+    _add_run_options(lam, alphas="0.1", methods="jecs,jmcs")
+    lam.set_defaults(handler=run_sweep)
+
+    knn = kinds.add_parser("knn", help="kNN size k_n of the boundary density",
+                           description="JECS with several kNN sizes k_n ('auto' = ceil(sqrt(m_R))), on the same repetitions.")
+    add_table_options(knn)
+    knn.add_argument("--knns", default=_join(DEFAULT_SWEEP_KNNS), help="kNN sizes, 'auto' allowed (default %(default)s)")
+    _add_jecs_options(knn, knn=False)
+    _add_run_options(knn, alphas="0.1", methods="jecs,jmcs")
+    knn.set_defaults(handler=run_sweep)
+
+    models = kinds.add_parser("k", help="number of audited models K (the table's first K models)",
+                              description="Evaluate on the first K models of the table for each K; every K uses the same seed.")
+    add_table_options(models)
+    models.add_argument("--ks", default=None, help="values of K (default 2, 4, 8, ... up to and including the table's K)")
+    _add_jecs_options(models)
+    _add_run_options(models, alphas="0.1", methods=",".join(METHODS))
+    models.set_defaults(handler=run_sweep)
+
+    rho = kinds.add_parser(
+        "rho", help="training fraction rho of the three-block split (synthetic pool)",
+        description="For each rho, build a synthetic audit with the paper's three-block split (clean block a, "
+        "calibration block b = members of every model, remainder where each model takes a fraction rho) and scores "
+        "mu*M + noise (noise N(0,1) with correlation --correlation across models), then evaluate it. Takes no score "
+        "table: the membership labels depend on rho, so the scores must be regenerated. Every rho uses the same "
+        "--pool-seed and --seed.",
+    )
+    rho.add_argument("--rhos", default=_join(DEFAULT_SWEEP_RHOS), help="training fractions in [0, 1] (default %(default)s)")
+    rho.add_argument("--pool-size", default="789", help="items in the pool (default 789, WikiMIA's size)")
+    rho.add_argument("--models", default="16", help="number of models K (default 16)")
+    rho.add_argument("--mu", default="4.0", help="member score shift (default 4.0)")
+    rho.add_argument("--correlation", default="0.0", help="noise correlation across models in [0, 1] (default 0)")
+    rho.add_argument("--clean-fraction", default="0.3", help="clean block fraction a (default 0.3)")
+    rho.add_argument("--calibration-fraction", default="0.3", help="calibration block fraction b (default 0.3)")
+    rho.add_argument("--pool-seed", default="0", help="seed of the pool generator (default 0)")
+    _add_jecs_options(rho)
+    _add_run_options(rho, alphas="0.1", methods=",".join(METHODS))
+    rho.set_defaults(handler=run_sweep)
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    options = _run_options(args)
+    table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
+    result = evaluate(table, lam=_lam(args.lam), knn=_int(args.knn, "--knn"),
+                      lambda_grid=_floats(args.lambda_grid, "--lambda-grid"), **options)
+    print(format_evaluation(result, source=args.scores, digits=_digits(args)))
+    _write(result.summary, args.out)
+    if args.per_rep_out:
+        _write(result.per_rep_frame(), args.per_rep_out)
+    return 0
+
+
+def _rho_table_factory(args: argparse.Namespace):
+    """``make_table(rho)`` for the rho sweep, from the generator options."""
+    import numpy as np
+    from sample_data.scenarios import three_block
+
+    params = {
+        "pool_size": _int(args.pool_size, "--pool-size"),
+        "n_models": _int(args.models, "--models"),
+        "mu": _floats(args.mu, "--mu")[0],
+        "correlation": _floats(args.correlation, "--correlation")[0],
+        "clean_fraction": _floats(args.clean_fraction, "--clean-fraction")[0],
+        "calibration_fraction": _floats(args.calibration_fraction, "--calibration-fraction")[0],
+    }
+    pool_seed = _int(args.pool_seed, "--pool-seed")
+    if pool_seed < 0:
+        raise ValueError(f"--pool-seed must be >= 0, got {pool_seed}")
+    return lambda rho: three_block(np.random.default_rng(pool_seed), rho=rho, **params)
+
+
+def run_sweep(args: argparse.Namespace) -> int:
+    options = _run_options(args)
+    grid = _floats(args.lambda_grid, "--lambda-grid")
+    if args.parameter == "lambda":
+        frame = sweep_lambda(load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member),
+                             lambdas=_floats(args.lambdas, "--lambdas"), include_auto=not args.no_auto,
+                             lambda_grid=grid, knn=_int(args.knn, "--knn"), **options)
+    elif args.parameter == "knn":
+        frame = sweep_knn(load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member),
+                          knns=_ints_or_auto(args.knns, "--knns"), lam=_lam(args.lam), lambda_grid=grid, **options)
+    elif args.parameter == "k":
+        ks = None if args.ks is None else [int(v) if float(v).is_integer() else v for v in _floats(args.ks, "--ks")]
+        frame = sweep_k(load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member), ks=ks,
+                        lam=_lam(args.lam), knn=_int(args.knn, "--knn"), lambda_grid=grid, **options)
+    else:
+        frame = sweep_rho(_rho_table_factory(args), rhos=_floats(args.rhos, "--rhos"), lam=_lam(args.lam),
+                          knn=_int(args.knn, "--knn"), lambda_grid=grid, **options)
+    print(format_sweep(frame, digits=_digits(args)))
+    _write(frame, args.out)
+    return 0

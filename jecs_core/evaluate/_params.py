@@ -1,0 +1,90 @@
+"""Argument checks of the evaluator and the sweeps; each error names its argument."""
+
+from __future__ import annotations
+
+import numbers
+import os
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_alpha, check_positive_int
+from ..compare import METHODS
+from ..data import ScoreTable, table_from_frame
+from ..envelope import _check_knn, _check_lambda
+
+
+def check_alphas(alphas, name: str = "alphas") -> tuple[float, ...]:
+    """A non-empty tuple of levels, each in the open interval (0, 1)."""
+    values = (alphas,) if isinstance(alphas, numbers.Real) else tuple(alphas)
+    if not values:
+        raise ValueError(f"{name} must hold at least one level in (0, 1)")
+    return tuple(check_alpha(a, name) for a in values)
+
+
+def check_reps(reps) -> int:
+    return check_positive_int(reps, "reps")
+
+
+def check_methods(methods) -> tuple[str, ...]:
+    """Known method names, de-duplicated, in the canonical order of :data:`jecs_core.METHODS`."""
+    chosen = (methods,) if isinstance(methods, str) else tuple(methods)
+    unknown = [m for m in chosen if m not in METHODS]
+    if unknown or not chosen:
+        raise ValueError(f"methods must be a non-empty subset of {list(METHODS)}, got {list(chosen)}")
+    return tuple(m for m in METHODS if m in chosen)
+
+
+def check_seed(seed) -> int | None:
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
+    return int(seed)
+
+
+def check_workers(workers) -> int:
+    """``None`` means every core (this machine's ``os.cpu_count()``)."""
+    if workers is None:
+        return max(1, os.cpu_count() or 1)
+    return check_positive_int(workers, "workers")
+
+
+def check_lam(lam):
+    if isinstance(lam, str):
+        if lam != "auto":
+            raise ValueError(f"lam must be 'auto' or a number in (0, 1), got {lam!r}")
+        return lam
+    return _check_lambda(lam, "lam")
+
+
+def check_knn(knn) -> int | None:
+    return _check_knn(knn)
+
+
+def check_lambda_grid(grid) -> tuple[float, ...]:
+    values = tuple(_check_lambda(g, "lambda_grid value") for g in grid)
+    if not values:
+        raise ValueError("lambda_grid must hold at least one value")
+    return values
+
+
+def check_progress(progress):
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a callable progress(done, total) or None, got {type(progress).__name__}")
+    return progress
+
+
+def labelled_table(table) -> ScoreTable:
+    """A :class:`ScoreTable` with member labels (a wide/long DataFrame is validated first)."""
+    if isinstance(table, pd.DataFrame):
+        table = table_from_frame(table)
+    if not isinstance(table, ScoreTable):
+        raise ValueError(f"table must be a ScoreTable or a pandas.DataFrame, got {type(table).__name__}")
+    if not table.has_labels:
+        raise ValueError(
+            f"table: {table.source} has no member_<model> labels; GCP and power need the true membership of every test item"
+        )
+    if not np.all(np.isfinite(table.test)) or not np.all(np.isfinite(table.calibration)):
+        raise ValueError("table: scores must be finite")
+    return table

@@ -1,0 +1,100 @@
+"""Plain-text tables of evaluation results, laid out like the paper's tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..compare import METHOD_LABELS, METHODS
+
+DAGGER = "\u2020"  # marks a mean GCP above its alpha, as in the paper
+
+
+def _cell(mean: float, se: float, digits: int, flag: bool = False) -> str:
+    se_text = "n/a" if np.isnan(se) else f"{se:.{digits}f}"
+    return f"{mean:.{digits}f} \u00b1 {se_text}" + (DAGGER if flag else " ")
+
+
+def _method_order(frame: pd.DataFrame) -> list[str]:
+    present = set(frame["method"])
+    return [m for m in METHODS if m in present]
+
+
+def format_summary(summary: pd.DataFrame, *, digits: int = 3) -> str:
+    """GCP and power blocks, methods x alpha, from an evaluation summary frame."""
+    alphas = sorted(summary["alpha"].unique())
+    methods = _method_order(summary)
+    width = max(len(METHOD_LABELS[m]) for m in methods) + 2
+    cell_width = 2 * digits + 10  # "0.051 ± 0.002†" plus two spaces of gutter
+    header = f"{'method':<{width}}" + "".join(f"{f'alpha={a:g}':>{cell_width - 1}} " for a in alphas)
+    lines = []
+    titles = (("gcp", f"GCP (mean \u00b1 SE; {DAGGER} = mean GCP above alpha)"), ("power", "Power (mean \u00b1 SE)"))
+    for metric, title in titles:
+        lines += [title, header]
+        for method in methods:
+            cells = []
+            for alpha in alphas:
+                row = summary[(summary["method"] == method) & (summary["alpha"] == alpha)].iloc[0]
+                flag = metric == "gcp" and bool(row["over_target"])
+                cells.append(f"{_cell(row[metric], row[metric + '_se'], digits, flag):>{cell_width}}")
+            lines.append(f"{METHOD_LABELS[method]:<{width}}" + "".join(cells))
+        lines.append("")
+    return "\n".join(line.rstrip() for line in lines).rstrip("\n")
+
+
+def format_evaluation(evaluation, *, source: str | None = None, digits: int = 3) -> str:
+    """The evaluator's result as text: a header of the run, then GCP and power tables.
+
+    Parameters
+    ----------
+    evaluation : jecs_core.evaluate.Evaluation
+    source : str, optional
+        Name of the input shown in the header.
+    digits : int
+        Decimals of means and standard errors.
+    """
+    ev = evaluation
+    lines = []
+    if source:
+        lines.append(f"input: {source}")
+    lines.append(
+        f"n (test) = {ev.n_test} ({ev.n_test_drawn} drawn per repetition)   "
+        f"m (calibration) = {ev.n_calibration} ({ev.n_calibration_drawn} drawn)   K = {len(ev.models)}"
+    )
+    lam = ev.settings.lam if isinstance(ev.settings.lam, str) else f"{ev.settings.lam:g}"
+    knn = "ceil(sqrt(m_R))" if ev.settings.knn is None else ev.settings.knn
+    lines.append(f"reps = {ev.reps}   seed = {ev.seed}   lambda = {lam}   k_n = {knn}")
+    lines.append("")
+    lines.append(format_summary(ev.summary, digits=digits))
+    lines.append(f"SE = std / sqrt(reps) (ddof={ev.se_ddof}). Union and intersection are invalid baselines.")
+    return "\n".join(lines)
+
+
+def format_sweep(frame: pd.DataFrame, *, digits: int = 3) -> str:
+    """A sweep frame as text: one block per alpha, rows setting x method, GCP and power columns."""
+    parameter = frame["parameter"].iloc[0]
+    methods = _method_order(frame)
+    settings = list(dict.fromkeys(frame["setting"]))
+    set_width = max(len("setting"), *(len(s) for s in settings)) + 2
+    width = max(len(METHOD_LABELS[m]) for m in methods) + 2
+    cell_width = 2 * digits + 10
+    lines = []
+    for alpha in sorted(frame["alpha"].unique()):
+        lines.append(f"{parameter} sweep, alpha = {alpha:g}  ({DAGGER} = mean GCP above alpha)")
+        lines.append(f"{'setting':<{set_width}}{'method':<{width}}{'GCP':>{cell_width - 1}} {'power':>{cell_width - 1}} ")
+        block = frame[frame["alpha"] == alpha]
+        for setting in settings:
+            for method in methods:
+                rows = block[(block["setting"] == setting) & (block["method"] == method)]
+                if rows.empty:
+                    continue
+                row = rows.iloc[0]
+                gcp = _cell(row["gcp"], row["gcp_se"], digits, bool(row["over_target"]))
+                power = _cell(row["power"], row["power_se"], digits)
+                lines.append(
+                    f"{setting:<{set_width}}{METHOD_LABELS[method]:<{width}}{gcp:>{cell_width}}{power:>{cell_width}}"
+                )
+        lines.append("")
+    reps = int(frame["reps"].iloc[0])
+    lines.append(f"reps = {reps} per setting; SE = std / sqrt(reps) (ddof=1).")
+    return "\n".join(line.rstrip() for line in lines)

@@ -1,0 +1,257 @@
+"""Sensitivity sweeps (paper, section "Sensitivity analysis").
+
+Each sweep returns a tidy :class:`pandas.DataFrame`, one row per setting x
+method x alpha, with the columns ``parameter`` (what was swept), ``setting``
+(a label: ``"0.5"``, ``"auto"``, ``"K=4"`` ...), ``value`` (the numeric setting,
+NaN for a data-driven/default one) followed by the evaluator's summary columns
+(mean GCP and power with standard errors ``std(ddof=1) / sqrt(reps)``).
+
+* :func:`sweep_lambda` and :func:`sweep_knn` vary a JECS option on one table;
+  every setting sees the same repetitions (one conformal pass serves all), and
+  methods that do not depend on the option (JMCS, union, intersection) are
+  computed once and repeated on every setting, as a reference line.
+* :func:`sweep_k` takes the first K models of the table; :func:`sweep_rho`
+  rebuilds the table per training fraction rho from a generator.  Both reuse
+  one seed for every setting, so the settings share their subsample draws
+  (common random numbers: differences between settings are not draw noise).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..envelope import DEFAULT_LAMBDA_GRID
+from . import _params
+from .draws import DEFAULT_DRAW_FRACTION, check_fraction, draw_plan
+from .kernels import JECSSettings
+from .montecarlo import DEFAULT_REPS, jecs_settings
+from .protocol import run_protocol
+from .summary import summary_frame, summary_rows
+
+DEFAULT_SWEEP_LAMBDAS: tuple[float, ...] = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+DEFAULT_SWEEP_KNNS: tuple[int | None, ...] = (1, 2, 5, 10, 20, None)
+DEFAULT_SWEEP_RHOS: tuple[float, ...] = (0.125, 0.25, 0.5, 0.75)
+DEFAULT_SWEEP_ALPHAS: tuple[float, ...] = (0.1,)
+LEADING_COLUMNS = ("parameter", "setting", "value")
+
+
+def _label(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _common(table, alphas, reps, seed, methods, draw_fraction, workers, progress):
+    return (
+        _params.labelled_table(table), _params.check_alphas(alphas), _params.check_reps(reps), _params.check_seed(seed),
+        _params.check_methods(methods), check_fraction(draw_fraction), _params.check_workers(workers),
+        _params.check_progress(progress),
+    )
+
+
+def _sweep_settings(table, parameter: str, entries: Sequence[tuple[str, float, JECSSettings]], *, alphas, reps, seed,
+                    methods, draw_fraction, workers, progress) -> pd.DataFrame:
+    """One protocol run with several JECS settings; rows for every setting."""
+    table, alphas, reps, seed, methods, draw_fraction, workers, progress = _common(
+        table, alphas, reps, seed, methods, draw_fraction, workers, progress)
+    plan = draw_plan(table.m, table.n, reps=reps, fraction=draw_fraction, seed=seed)
+    settings = [s for _, _, s in entries]
+    runs = run_protocol(table, plan, alphas=alphas, methods=methods, settings=settings, workers=workers, progress=progress)
+    rows = []
+    for c, (label, value, _) in enumerate(entries):
+        for method in methods:
+            i = runs.slot(method, c)
+            lam = runs.jecs_lambda[c] if method == "jecs" else None
+            for row in summary_rows(method, alphas, runs.gcp[i], runs.power[i], runs.n_selected[i], lam):
+                rows.append({"parameter": parameter, "setting": label, "value": value, **row})
+    return summary_frame(rows, LEADING_COLUMNS)
+
+
+def sweep_lambda(table, *, lambdas: Sequence[float] = DEFAULT_SWEEP_LAMBDAS, include_auto: bool = True,
+                 lambda_grid: Sequence[float] = DEFAULT_LAMBDA_GRID, knn: int | None = None,
+                 alphas: Sequence[float] = DEFAULT_SWEEP_ALPHAS, reps: int = DEFAULT_REPS, seed: int | None = 0,
+                 methods: Sequence[str] = ("jecs", "jmcs"), draw_fraction: float = DEFAULT_DRAW_FRACTION,
+                 workers: int | None = None, progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+    """GCP and power against a fixed right-tail threshold lambda, plus the data-driven choice.
+
+    Parameters
+    ----------
+    table : ScoreTable or pandas.DataFrame
+        Labelled score table.
+    lambdas : sequence of float
+        Fixed lambdas in (0, 1) (the paper sweeps 0.3 ... 0.9).
+    include_auto : bool
+        Add the data-driven lambda over ``lambda_grid`` (setting ``"auto"``, value NaN).
+    lambda_grid : sequence of float
+        Grid of the data-driven choice.
+    knn : int, optional
+        kNN size for every setting (default ``ceil(sqrt(m_R))``).
+    alphas, reps, seed, methods, draw_fraction, workers, progress
+        As in :func:`jecs_core.evaluate.evaluate` (default alpha 0.1, methods JECS and JMCS).
+    """
+    lambdas = tuple(_params.check_lam(float(v)) for v in lambdas)
+    entries = [(_label(lam), lam, jecs_settings(lam=lam, knn=knn)) for lam in lambdas]
+    if include_auto:
+        entries.append(("auto", np.nan, jecs_settings(lam="auto", knn=knn, lambda_grid=lambda_grid)))
+    if not entries:
+        raise ValueError("lambdas must hold at least one value (or include_auto=True)")
+    return _sweep_settings(table, "lambda", entries, alphas=alphas, reps=reps, seed=seed, methods=methods,
+                           draw_fraction=draw_fraction, workers=workers, progress=progress)
+
+
+def sweep_knn(table, *, knns: Sequence[int | None] = DEFAULT_SWEEP_KNNS, lam="auto",
+              lambda_grid: Sequence[float] = DEFAULT_LAMBDA_GRID, alphas: Sequence[float] = DEFAULT_SWEEP_ALPHAS,
+              reps: int = DEFAULT_REPS, seed: int | None = 0, methods: Sequence[str] = ("jecs", "jmcs"),
+              draw_fraction: float = DEFAULT_DRAW_FRACTION, workers: int | None = None,
+              progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+    """GCP and power against the kNN size ``k_n`` of the boundary density.
+
+    Parameters
+    ----------
+    table : ScoreTable or pandas.DataFrame
+        Labelled score table.
+    knns : sequence of int or None
+        kNN sizes (each clipped to the tail size, as in the library); ``None`` is
+        the default ``ceil(sqrt(m_R))`` (setting ``"auto"``, value NaN).
+    lam, lambda_grid
+        Lambda rule used for every setting.
+    alphas, reps, seed, methods, draw_fraction, workers, progress
+        As in :func:`jecs_core.evaluate.evaluate`.
+    """
+    entries = []
+    for knn in knns:
+        knn = _params.check_knn(knn)
+        label, value = ("auto", np.nan) if knn is None else (str(knn), float(knn))
+        entries.append((label, value, jecs_settings(lam=lam, knn=knn, lambda_grid=lambda_grid)))
+    if not entries:
+        raise ValueError("knns must hold at least one value")
+    return _sweep_settings(table, "knn", entries, alphas=alphas, reps=reps, seed=seed, methods=methods,
+                           draw_fraction=draw_fraction, workers=workers, progress=progress)
+
+
+def sweep_tables(
+    tables: Sequence[tuple[str, float, object]],
+    parameter: str,
+    *,
+    alphas: Sequence[float] = DEFAULT_SWEEP_ALPHAS,
+    reps: int = DEFAULT_REPS,
+    seed: int | None = 0,
+    methods: Sequence[str] = ("jecs", "jmcs", "union", "intersection"),
+    lam="auto",
+    knn: int | None = None,
+    lambda_grid: Sequence[float] = DEFAULT_LAMBDA_GRID,
+    draw_fraction: float = DEFAULT_DRAW_FRACTION,
+    workers: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> pd.DataFrame:
+    """Evaluate a list of ``(setting label, value, table)`` with one seed; rows for every table.
+
+    ``progress(done, total)`` counts repetitions over all tables.
+    """
+    if not tables:
+        raise ValueError(f"the {parameter} sweep needs at least one setting")
+    checked = [(label, value, _params.labelled_table(t)) for label, value, t in tables]
+    _, alphas, reps, seed, methods, draw_fraction, workers, progress = _common(
+        checked[0][2], alphas, reps, seed, methods, draw_fraction, workers, progress)
+    settings = jecs_settings(lam=lam, knn=knn, lambda_grid=lambda_grid)
+    if seed is None:  # one entropy for all settings keeps their draws common
+        seed = int(np.random.SeedSequence().entropy)
+    rows = []
+    for t, (label, value, table) in enumerate(checked):
+        plan = draw_plan(table.m, table.n, reps=reps, fraction=draw_fraction, seed=seed)
+        runs = run_protocol(table, plan, alphas=alphas, methods=methods, settings=(settings,), workers=workers,
+                            progress=progress, progress_offset=t * reps, progress_total=len(checked) * reps)
+        for method in methods:
+            i = runs.slot(method, 0)
+            lam_draws = runs.jecs_lambda[0] if method == "jecs" else None
+            for row in summary_rows(method, alphas, runs.gcp[i], runs.power[i], runs.n_selected[i], lam_draws):
+                rows.append({"parameter": parameter, "setting": label, "value": value, **row})
+    return summary_frame(rows, LEADING_COLUMNS)
+
+
+_TABLE_SWEEP_OPTIONS = frozenset(
+    {"alphas", "reps", "seed", "methods", "lam", "knn", "lambda_grid", "draw_fraction", "workers", "progress"}
+)
+
+
+def _precheck(options: dict) -> None:
+    """Validate sweep options before any table is built (building can be slow)."""
+    unknown = sorted(set(options) - _TABLE_SWEEP_OPTIONS)
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown}; expected some of {sorted(_TABLE_SWEEP_OPTIONS)}")
+    _params.check_alphas(options.get("alphas", DEFAULT_SWEEP_ALPHAS))
+    _params.check_reps(options.get("reps", DEFAULT_REPS))
+    _params.check_seed(options.get("seed", 0))
+    _params.check_methods(options.get("methods", ("jecs",)))
+    jecs_settings(lam=options.get("lam", "auto"), knn=options.get("knn"),
+                  lambda_grid=options.get("lambda_grid", DEFAULT_LAMBDA_GRID))
+    check_fraction(options.get("draw_fraction", DEFAULT_DRAW_FRACTION))
+    _params.check_workers(options.get("workers"))
+    _params.check_progress(options.get("progress"))
+
+
+def default_ks(n_models: int) -> tuple[int, ...]:
+    """Powers of two from 2 up to K, and K itself (the paper sweeps 2, 4, 8, 16)."""
+    if n_models < 2:
+        return (n_models,)
+    powers = [2 ** i for i in range(1, int(math.log2(n_models)) + 1)]
+    return tuple(sorted(set(powers) | {n_models}))
+
+
+def sweep_k(table, *, ks: Sequence[int] | None = None, **options) -> pd.DataFrame:
+    """GCP and power against the number of audited models K (the table's first K models).
+
+    Parameters
+    ----------
+    table : ScoreTable or pandas.DataFrame
+        Labelled score table with at least ``max(ks)`` models.
+    ks : sequence of int, optional
+        Values of K, each in ``[1, table.K]``; default :func:`default_ks`.
+    **options
+        ``alphas, reps, seed, methods, lam, knn, lambda_grid, draw_fraction,
+        workers, progress`` as in :func:`sweep_tables`.
+    """
+    _precheck(options)
+    table = _params.labelled_table(table)
+    ks = default_ks(table.K) if ks is None else tuple(ks)
+    for k in ks:
+        if isinstance(k, bool) or int(k) != k or k < 1:
+            raise ValueError(f"ks must hold integers >= 1, got {k!r}")
+        if k > table.K:
+            raise ValueError(f"ks: K={k} is larger than the table's {table.K} models ({', '.join(table.models)})")
+    tables = [(f"K={int(k)}", float(k), table.subset_models(table.models[: int(k)])) for k in ks]
+    return sweep_tables(tables, "K", **options)
+
+
+def sweep_rho(make_table: Callable[[float], object], *, rhos: Sequence[float] = DEFAULT_SWEEP_RHOS,
+              **options) -> pd.DataFrame:
+    """GCP and power against the training fraction rho of the three-block split.
+
+    Parameters
+    ----------
+    make_table : callable
+        ``make_table(rho)`` returning a labelled table (ScoreTable or wide
+        DataFrame) built with training fraction ``rho``, e.g.
+        ``lambda rho: sample_data.scenarios.three_block(np.random.default_rng(0), rho=rho)``
+        (a fixed generator seed keeps the pool's scores' noise common across rho).
+    rhos : sequence of float
+        Training fractions in [0, 1] (the paper sweeps 0.125, 0.25, 0.5, 0.75).
+    **options
+        As in :func:`sweep_tables`.
+    """
+    _precheck(options)
+    checked = []
+    for rho in rhos:
+        try:
+            value = float(rho)
+        except (TypeError, ValueError):
+            raise ValueError(f"rhos must hold numbers in [0, 1], got {rho!r}") from None
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"rhos must be in [0, 1], got {rho!r}")
+        checked.append(value)
+    if not callable(make_table):
+        raise ValueError(f"make_table must be a callable make_table(rho), got {type(make_table).__name__}")
+    tables = [(_label(rho), rho, make_table(rho)) for rho in checked]
+    return sweep_tables(tables, "rho", **options)

@@ -1,0 +1,151 @@
+"""``jecs evaluate`` / ``jecs sweep`` and the evaluator's argument errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from jecs_core import load_scores, sweep_k, sweep_knn, sweep_lambda, sweep_rho
+from jecs_core.cli import main
+from jecs_core.evaluate import evaluate
+from sample_data.scenarios import three_block
+from sample_data.synthetic import paper_synthetic
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = str(REPO_ROOT / "sample_data" / "synthetic_k4.csv")
+
+
+@pytest.fixture(scope="module")
+def table():
+    return load_scores(SAMPLE)
+
+
+# ---------------------------------------------------------------- library errors
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"alphas": (0.1, 1.0)}, "alphas"),
+        ({"alphas": (0.0,)}, "alphas"),
+        ({"alphas": ()}, "alphas"),
+        ({"reps": 0}, "reps"),
+        ({"reps": 2.5}, "reps"),
+        ({"seed": -1}, "seed"),
+        ({"methods": ("jecs", "magic")}, "methods"),
+        ({"lam": 1.2}, "lam"),
+        ({"knn": 0}, "knn"),
+        ({"draw_fraction": 0.0}, "draw_fraction"),
+        ({"draw_fraction": 1.5}, "draw_fraction"),
+        ({"workers": 0}, "workers"),
+        ({"progress": "yes"}, "progress"),
+    ],
+)
+def test_evaluate_rejects_bad_arguments_by_name(table, kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        evaluate(table, **{"reps": 2, **kwargs})
+
+
+def test_evaluate_needs_labels():
+    frame = paper_synthetic(np.random.default_rng(0), pool_size=100)
+    unlabelled = frame.drop(columns=[c for c in frame.columns if c.startswith("member_")])
+    with pytest.raises(ValueError, match="member_"):
+        evaluate(unlabelled, reps=2)
+
+
+def test_sweep_errors_name_the_argument(table):
+    with pytest.raises(ValueError, match=r"ks: K=5 is larger than the table's 4 models"):
+        sweep_k(table, ks=(2, 5), reps=2)
+    with pytest.raises(ValueError, match="ks"):
+        sweep_k(table, ks=(0,), reps=2)
+    with pytest.raises(ValueError, match="rhos"):
+        sweep_rho(lambda rho: None, rhos=(0.5, 1.5), reps=2)
+    with pytest.raises(ValueError, match="rhos"):
+        sweep_rho(lambda rho: None, rhos=(-0.1,), reps=2)
+    with pytest.raises(ValueError, match="lam"):
+        sweep_lambda(table, lambdas=(1.0,), reps=2)
+    with pytest.raises(ValueError, match="knn"):
+        sweep_knn(table, knns=(0,), reps=2)
+    with pytest.raises(ValueError, match="alphas"):
+        sweep_lambda(table, alphas=(2.0,), reps=2)
+    with pytest.raises(ValueError, match="reps"):
+        sweep_k(table, reps=0)
+
+
+def test_rho_sweep_checks_options_before_building_tables():
+    built = []
+    with pytest.raises(ValueError, match="reps"):
+        sweep_rho(lambda rho: built.append(rho), rhos=(0.5,), reps=0)
+    assert built == []
+
+
+# ---------------------------------------------------------------- command line
+
+def test_cli_evaluate_prints_paper_table_and_writes_csv(tmp_path, capsys):
+    out = tmp_path / "results.csv"
+    assert main(["evaluate", SAMPLE, "--alphas", "0.1,0.3", "--reps", "30", "--seed", "2", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "alpha=0.1" in printed and "alpha=0.3" in printed
+    union = next(line for line in printed.splitlines() if line.startswith("Union"))
+    assert union.count("\u2020") == 2
+    frame = pd.read_csv(out)
+    direct = evaluate(load_scores(SAMPLE), alphas=(0.1, 0.3), reps=30, seed=2).summary
+    np.testing.assert_allclose(frame["gcp"], direct["gcp"], rtol=1e-12)
+    assert list(frame["method"]) == list(direct["method"])
+
+
+def test_cli_per_rep_out(tmp_path, capsys):
+    out = tmp_path / "reps.csv"
+    assert main(["evaluate", SAMPLE, "--alphas", "0.2", "--reps", "4", "--methods", "jecs", "--per-rep-out", str(out)]) == 0
+    assert len(pd.read_csv(out)) == 4
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sweep", "lambda", SAMPLE, "--lambdas", "0.4,0.8", "--reps", "5"],
+        ["sweep", "knn", SAMPLE, "--knns", "2,auto", "--reps", "5"],
+        ["sweep", "k", SAMPLE, "--ks", "1,4", "--reps", "5", "--alphas", "0.1,0.2"],
+        ["sweep", "rho", "--rhos", "0.25,0.5", "--pool-size", "200", "--models", "3", "--reps", "5"],
+    ],
+)
+def test_cli_sweeps_print_blocks(argv, tmp_path, capsys):
+    out = tmp_path / "sweep.csv"
+    assert main(argv + ["--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert f"{'K' if argv[1] == 'k' else argv[1]} sweep, alpha =" in printed
+    assert len(pd.read_csv(out)) > 0
+
+
+def test_cli_rho_sweep_matches_the_library(capsys):
+    assert main(["sweep", "rho", "--rhos", "0.5", "--pool-size", "200", "--models", "3", "--reps", "6",
+                 "--methods", "jecs", "--pool-seed", "4", "--out", ""]) == 0
+    frame = sweep_rho(lambda rho: three_block(np.random.default_rng(4), pool_size=200, n_models=3, rho=rho),
+                      rhos=(0.5,), reps=6, methods=("jecs",))
+    assert f"{frame['gcp'].iloc[0]:.3f}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["evaluate", SAMPLE, "--alphas", "0.1,1.5"], "alphas"),
+        (["evaluate", SAMPLE, "--alphas", "x"], "--alphas"),
+        (["evaluate", SAMPLE, "--reps", "0"], "reps"),
+        (["evaluate", SAMPLE, "--reps", "many"], "--reps"),
+        (["evaluate", SAMPLE, "--methods", "jecs,oracle"], "methods"),
+        (["evaluate", str(REPO_ROOT / "no_such.csv")], "not found"),
+        (["sweep", "k", SAMPLE, "--ks", "2,9"], "ks: K=9"),
+        (["sweep", "rho", "--rhos", "0.1,1.5"], "rhos"),
+        (["sweep", "rho", "--rhos", "0.5", "--pool-size", "3"], "calibration"),
+        (["sweep", "lambda", SAMPLE, "--lambdas", "0,0.5"], "lam"),
+        (["sweep", "knn", SAMPLE, "--knns", "0"], "knn"),
+    ],
+)
+def test_cli_bad_parameters_one_line_exit_2(argv, needle, capsys):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip().splitlines()
+    assert len(err) == 1 and needle in err[0] and err[0].startswith("jecs ")
+    assert captured.out == ""
