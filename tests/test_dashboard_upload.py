@@ -1,0 +1,82 @@
+"""parse_upload: the path every uploaded file takes (CSV/Parquet only, readable errors, size bound)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import pickle
+
+import pandas as pd
+import pytest
+
+from dashboard.upload import parse_upload, upload_key
+from jecs_core import ScoreTableError, load_scores
+from sample_data import SAMPLE_DIR
+
+SAMPLE = SAMPLE_DIR / "synthetic_k4.csv"
+
+
+def _csv(frame: pd.DataFrame) -> bytes:
+    return frame.to_csv(index=False).encode()
+
+
+def test_csv_upload_matches_load_scores():
+    data = SAMPLE.read_bytes()
+    table = parse_upload("scores.csv", data)
+    reference = load_scores(SAMPLE)
+    assert table.models == reference.models and table.n == reference.n and table.m == reference.m
+    assert (table.test == reference.test).all() and (table.test_members == reference.test_members).all()
+    assert table.source == "scores.csv"
+    assert table.source_sha256 == hashlib.sha256(data).hexdigest() == reference.source_sha256
+
+
+def test_parquet_and_long_layout_and_orientation():
+    wide = pd.read_csv(SAMPLE, dtype={"item_id": str}).groupby("split").head(100)
+    buffer = io.BytesIO()
+    wide.to_parquet(buffer)
+    assert parse_upload("scores.parquet", buffer.getvalue()).K == 4
+    long = wide.melt(id_vars=["item_id", "split"], value_vars=[f"score_m{k}" for k in range(4)], var_name="model", value_name="score")
+    long["model"] = long["model"].str.removeprefix("score_")
+    table = parse_upload("long.csv", _csv(long), layout="long")
+    flipped = parse_upload("long.csv", _csv(long), layout="auto", lower_is_member=True)
+    assert table.K == 4 and not table.has_labels
+    assert (flipped.test == -table.test).all() and flipped.flipped
+    assert upload_key(table, "long") != upload_key(flipped, "auto")
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (lambda f: f.drop(columns="split"), "missing required column 'split'"),
+        (lambda f: f.assign(score_m1=f["score_m1"].astype(object).where(f.index != 4, "abc")), "column 'score_m1': non-numeric value 'abc' at row 5"),
+        (lambda f: f.assign(member_m2=f["member_m2"].where(f.index != 700, 3)), "column 'member_m2'"),
+        (lambda f: f.assign(item_id=f["item_id"].where(f.index != 1, "c0")), "duplicate id 'c0' at rows 1, 2"),
+        (lambda f: f.assign(split=f["split"].where(f.index != 9, "train")), "column 'split': unknown value 'train' at row 10"),
+    ],
+)
+def test_contract_errors_name_column_and_rows(edit, expected):
+    frame = edit(pd.read_csv(SAMPLE, dtype={"item_id": str}))
+    with pytest.raises(ScoreTableError, match="^bad.csv: ") as info:
+        parse_upload("bad.csv", _csv(frame))
+    assert expected in str(info.value)
+
+
+def test_size_limit():
+    with pytest.raises(ScoreTableError, match=r"above the dashboard's limit of 0.001 MB.*maxUploadSize"):
+        parse_upload("big.csv", SAMPLE.read_bytes(), max_mb=0.001)
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "expected"),
+    [
+        ("empty.csv", b"", "the file is empty"),
+        ("scores.pkl", pickle.dumps(pd.DataFrame({"a": [1]})), "unsupported file type '.pkl'"),
+        ("scores", b"item_id,split\n", "unsupported file type '(none)'"),
+        ("broken.parquet", b"not parquet at all", "could not be read as Parquet"),
+        ("ragged.csv", b'item_id,split\n"unclosed,test\n', "could not be read as CSV"),
+    ],
+)
+def test_unreadable_files(name, data, expected):
+    with pytest.raises(ScoreTableError) as info:
+        parse_upload(name, data)
+    assert expected in str(info.value) and str(info.value).startswith(name)
