@@ -2,7 +2,7 @@
 
 Sets the page config and session defaults (the bundled paper sample is active from
 the first second), shows the active data set in the sidebar, and routes to the pages.
-To add a page, add an ``st.Page`` to ``PAGES`` (see pages/README.md).
+To add a page, add an ``st.Page`` to ``PAGES`` (see views/README.md).
 """
 
 import streamlit as st
@@ -18,8 +18,12 @@ st.set_page_config(
 
 PAGES = {
     "Audit": [
-        st.Page("pages/data_page.py", title="Data", icon=":material/dataset:", url_path="data"),
-        st.Page("pages/select_page.py", title="Select", icon=":material/filter_alt:", url_path="select", default=True),
+        st.Page("views/data_page.py", title="Data", icon=":material/dataset:", url_path="data"),
+        st.Page("views/select_page.py", title="Select", icon=":material/filter_alt:", url_path="select", default=True),
+        st.Page("views/evaluate_page.py", title="Evaluate", icon=":material/monitoring:", url_path="evaluate"),
+    ],
+    "Learn": [
+        st.Page("views/learn_page.py", title="The super-uniformity tax", icon=":material/school:", url_path="learn"),
     ],
 }
 

@@ -1,4 +1,4 @@
-"""The Streamlit dashboard's building blocks (the pages live in ``pages/``).
+"""The Streamlit dashboard's building blocks (the pages live in ``views/``).
 
 * :mod:`dashboard.figures` - pure plotly figure builders (``plot_xxx`` with a private ``_xxx_data``);
 * :mod:`dashboard.theme` - one colour and label per method, shared by every figure and card;

@@ -17,7 +17,7 @@ from typing import Callable
 import numpy as np
 
 from jecs_core import ScoreTable, load_scores, table_from_frame
-from sample_data import SAMPLE_DIR, paper_synthetic
+from sample_data import SAMPLE_DIR, SCENARIOS, make_scenario, paper_synthetic
 
 
 @dataclass(frozen=True)
@@ -70,3 +70,25 @@ register(
         _synthetic_k16,
     )
 )
+
+
+# Simulation scenarios of sample_data.SCENARIOS (fixed seeds, so each sample is one table).
+_SCENARIO_SAMPLES = {
+    "shared_latent": "Scenario: shared latent (noise correlation 0.5)",
+    "copula_mixture": "Scenario: copula mixture (η = 0.5)",
+    "heterogeneous_exposure": "Scenario: heterogeneous exposure (c = 1..K)",
+    "heterogeneous_strength": "Scenario: heterogeneous model strength (μ from 1.5 to 4)",
+    "three_block": "Scenario: the paper's three-block split (K = 16)",
+}
+
+
+def _scenario_loader(name: str) -> Callable[[], ScoreTable]:
+    def load() -> ScoreTable:
+        frame = make_scenario(name, np.random.default_rng(7))
+        return table_from_frame(frame, source=f"sample: scenario {name} (seed 7)")
+
+    return load
+
+
+for _name, _title in _SCENARIO_SAMPLES.items():
+    register(Sample(f"scenario-{_name.replace('_', '-')}", _title, SCENARIOS[_name].description, _scenario_loader(_name)))

@@ -37,7 +37,7 @@ def sidebar_dataset() -> None:
         st.markdown("Member labels: **present**" if table.has_labels else "Member labels: absent")
         if table.flipped:
             st.caption("Scores negated on load (lower = member).")
-        st.page_link("pages/data_page.py", label="Change data set", icon=":material/swap_horiz:")
+        st.page_link("views/data_page.py", label="Change data set", icon=":material/swap_horiz:")
 
 
 def fit_strip(result: JECSResult, n: int) -> None:

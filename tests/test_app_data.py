@@ -18,7 +18,7 @@ SAMPLE = SAMPLE_DIR / "synthetic_k4.csv"
 @pytest.fixture
 def at() -> AppTest:
     app = AppTest.from_file(APP, default_timeout=60).run()
-    return app.switch_page("pages/data_page.py").run()
+    return app.switch_page("views/data_page.py").run()
 
 
 def _metrics(at) -> dict[str, str]:
@@ -70,7 +70,7 @@ def test_good_upload_becomes_active_with_its_options(at):
     assert at.session_state[state.ACTIVE_NAME] == "mine.csv"
     assert at.session_state[state.ACTIVE_TABLE].flipped
     assert _metrics(at)["Member labels"] == "absent"
-    at.switch_page("pages/select_page.py").run()  # the Select page works without labels
+    at.switch_page("views/select_page.py").run()  # the Select page works without labels
     assert not at.exception and "GCP" not in " ".join(m.value for m in at.markdown)
 
 

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard import samples, state
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGES = ["pages/data_page.py", "pages/select_page.py"]
+PAGES = ["views/data_page.py", "views/select_page.py", "views/evaluate_page.py", "views/learn_page.py"]
 
 
 def _app(sample: str | None = None) -> AppTest:
@@ -49,6 +49,6 @@ def test_unknown_sample_parameter_falls_back_to_default():
 def test_settings_survive_a_page_switch():
     at = _app()
     at.slider(key=state.ALPHA).set_value(0.25).run()
-    at.switch_page("pages/data_page.py").run()
-    at.switch_page("pages/select_page.py").run()
+    at.switch_page("views/data_page.py").run()
+    at.switch_page("views/select_page.py").run()
     assert at.slider(key=state.ALPHA).value == pytest.approx(0.25)

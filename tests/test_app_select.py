@@ -114,10 +114,10 @@ def test_export_downloads_the_contract_files(at, table, monkeypatch):
 def test_fallback_to_jmcs_is_explained(at):
     rng = np.random.default_rng(3)
     frame = wide_table(4 + rng.standard_normal((60, 2)), -20 + rng.standard_normal((40, 2)), np.zeros((40, 2)))
-    at.switch_page("pages/data_page.py").run()
+    at.switch_page("views/data_page.py").run()
     at.session_state[state.UPLOAD_PAYLOAD] = ("no_tail.csv", frame.to_csv(index=False).encode())
     at.run()
-    at.switch_page("pages/select_page.py").run()
+    at.switch_page("views/select_page.py").run()
     assert not at.exception
     assert any("JECS fell back to JMCS" in w.value for w in at.warning)
     counts = _counts(at)

@@ -16,6 +16,14 @@ from ._common import density
 _HIST_BINS = np.linspace(0.0, 1.0, 41)
 
 
+def _lesson_layout(fig: go.Figure, *, title: str, height: int = 440) -> go.Figure:
+    """The shared look, with the legend under the plot: the lesson's columns are narrow."""
+    base_layout(fig, title=title, height=height)
+    fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.18, "xanchor": "left", "x": 0.0},
+                      margin={"b": 120})
+    return fig
+
+
 def plot_null_densities(data: DensityLesson) -> go.Figure:
     """One model's null p-value density (Uniform) against the max-p null density, with a simulation."""
     c = data.exposure
@@ -35,7 +43,7 @@ def plot_null_densities(data: DensityLesson) -> go.Figure:
                    name=f"max-p null density  η + (1-η)·c·x^(c-1),  η = {data.eta:g}, c = {c}",
                    line={"color": CONTAMINATED_COLOR, "width": 3})
     )
-    base_layout(fig, title="Null density of one p-value vs. the max over models")
+    _lesson_layout(fig, title="Null density of one p-value vs. the max over models")
     fig.update_xaxes(title="p-value", range=[0, 1])
     fig.update_yaxes(title="density", rangemode="tozero")
     return fig
@@ -57,7 +65,7 @@ def plot_cutoff_gap(data: CutoffLesson) -> go.Figure:
                    y=np.concatenate([data.natural_scale, data.bh_cutoff[::-1]]), fill="toself",
                    fillcolor="rgba(234,88,12,0.10)", line={"width": 0}, name="the gap (the tax)", hoverinfo="skip")
     )
-    base_layout(fig, title="Where BH looks vs. where max-p nulls live")
+    _lesson_layout(fig, title="Where BH looks vs. where max-p nulls live")
     fig.update_xaxes(title="rank fraction r / n", range=[0, 1])
     fig.update_yaxes(title="p-value scale", range=[0, 1])
     return fig
@@ -76,7 +84,7 @@ def plot_envelope_lesson(data: EnvelopeLesson) -> go.Figure:
     fig.add_trace(go.Scatter(x=[data.lam], y=[data.anchor], mode="markers", name=f"anchor (λ, F_fit(λ)) = ({data.lam:g}, {data.anchor:.3f})",
                              marker={"color": LAMBDA_COLOR, "size": 11, "symbol": "diamond"}))
     fig.add_vline(x=data.lam, line={"color": LAMBDA_COLOR, "dash": "dot"})
-    base_layout(fig, title="The envelope sits above the null CDF", height=420)
+    _lesson_layout(fig, title="The envelope sits above the null CDF", height=480)
     fig.update_xaxes(title="max-p", range=[0, 1])
     fig.update_yaxes(title="CDF", range=[0, 1.02])
     return fig
@@ -91,7 +99,7 @@ def plot_power_vs_k(data: PowerLesson) -> go.Figure:
         fig.add_trace(go.Scatter(x=data.n_models, y=data.gcp[method], mode="lines+markers", name=f"{label} mean GCP",
                                  line={"color": METHOD_COLORS[method], "width": 2, "dash": "dot"}))
     fig.add_hline(y=data.alpha, line={"color": "#dc2626", "dash": "dash"}, annotation_text=f"target α = {data.alpha:g}")
-    base_layout(fig, title=f"Power and GCP against K ({data.reps} simulated audits per K)")
+    _lesson_layout(fig, title=f"Power and GCP against K ({data.reps} simulated audits per K)")
     fig.update_layout(barmode="group")
     fig.update_xaxes(title="number of models K", dtick=1)
     fig.update_yaxes(title="power / GCP", range=[0, 1.02])

@@ -113,8 +113,7 @@ def test_select_page_alpha_and_export(page, app_url):
 
 
 def test_data_page(page, app_url):
-    # Runs after the Select test: the very first run of a fresh server goes through Streamlit's legacy
-    # pages/ router, which flashes "Page not found" for a direct link to a non-default page.
+    # A direct link to a non-default page must work (no legacy pages/ router: the pages live in views/).
     page.goto(f"{app_url}/data")
     page.get_by_role("heading", name="Data", exact=True).wait_for()
     page.get_by_text("Active: Paper synthetic setup (K = 4)").wait_for()
@@ -131,10 +130,25 @@ def test_every_page_in_the_navigation_opens(page, app_url):
     page.locator('[data-testid="stSidebarNavLink"]').first.wait_for()
     links = page.locator('[data-testid="stSidebarNavLink"]')
     targets = [(links.nth(i).inner_text().split("\n")[-1].strip(), links.nth(i).get_attribute("href")) for i in range(links.count())]
-    assert {"Data", "Select"} <= {name for name, _ in targets}
+    assert {"Data", "Select", "Evaluate", "The super-uniformity tax"} <= {name for name, _ in targets}
     for name, href in targets:
         page.goto(href if href.startswith("http") else f"{app_url}/{href.lstrip('/')}")
         page.locator('[data-testid="stMainBlockContainer"] h1').first.wait_for()
         _wait_idle(page)
         assert page.locator('[data-testid="stException"]').count() == 0, name
         page.screenshot(path=str(ARTIFACTS / f"page_{name.lower().replace(' ', '_')}.png"))
+
+
+def test_learn_page(page, app_url):
+    """The lesson renders its four figures; its screenshot illustrates the README."""
+    page.goto(f"{app_url}/")
+    page.locator('[data-testid="stSidebarNavLink"]').first.wait_for()
+    page.goto(f"{app_url}/learn")
+    page.locator('[data-testid="stMainBlockContainer"] h1').first.wait_for()
+    _wait_idle(page)
+    page.locator(".js-plotly-plot").nth(3).wait_for()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator(".js-plotly-plot").count() == 4
+    page.screenshot(path=str(ARTIFACTS / "learn.png"))
+    if os.environ.get("JECS_UPDATE_SCREENSHOTS") == "1":
+        shutil.copyfile(ARTIFACTS / "learn.png", ROOT / "docs" / "screenshots" / "learn.png")

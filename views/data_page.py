@@ -110,4 +110,4 @@ with st.expander("Preview the table (first 200 rows of each split)"):
     frame = table.to_frame()
     st.dataframe(frame.groupby("split", sort=False).head(200), hide_index=True)
 
-st.page_link("pages/select_page.py", label="Continue to Select", icon=":material/arrow_forward:")
+st.page_link("views/select_page.py", label="Continue to Select", icon=":material/arrow_forward:")

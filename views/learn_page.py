@@ -40,7 +40,7 @@ data: every value between 0 and 1 is equally likely (dashed line).
 
 To call an item clean for *all* models, JMCS keeps the **largest** of its K p-values. For a
 contaminated item seen by c models, the largest of c p-values is pushed towards 1: its null
-CDF is `F0(x) = η·x + (1−η)·x^c`. With the settings above, **{density.mass_above_half:.0%}** of
+CDF is `F0(x) = η·x + (1−η)·x^c`. With the settings above, **{density.mass_above_half:.1%}** of
 contaminated items have max-p above 0.5, against 50% for one model.
 
 The models that did *not* see the item give small p-values, so they rarely decide the

@@ -1,0 +1,65 @@
+"""AppTest: the Evaluate page explains itself without labels and runs the protocol with them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard import state
+from jecs_core import load_scores, table_from_frame
+from jecs_core.evaluate import evaluate
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+PAGE = "views/evaluate_page.py"
+
+
+def _app() -> AppTest:
+    return AppTest.from_file(APP, default_timeout=120)
+
+
+def test_unlabelled_data_shows_the_explanation_instead_of_running():
+    frame = pd.read_csv(ROOT / "sample_data" / "synthetic_k4.csv")
+    unlabelled = table_from_frame(frame.drop(columns=[c for c in frame if c.startswith("member_")]), source="unlabelled.csv")
+    at = _app()
+    at.session_state[state.ACTIVE_TABLE] = unlabelled
+    at.session_state[state.ACTIVE_KEY] = "test:unlabelled"
+    at.session_state[state.ACTIVE_NAME] = "unlabelled.csv"
+    at.session_state[state.ACTIVE_ORIGIN] = "upload"
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert any("no member labels" in i.value for i in at.info)
+    assert not at.button and not at.get("plotly_chart")
+
+
+def test_small_run_produces_the_table_matching_jecs_core():
+    at = _app().run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    at.number_input(key="eval.reps").set_value(20).run()
+    at.multiselect(key="eval.alphas").set_value([0.1, 0.3]).run()
+    at.button(key="eval.run").click().run()
+    assert not at.exception
+    (table_element,) = at.dataframe  # AppTest does not index st.dataframe by key
+    shown = table_element.value
+    expected = evaluate(load_scores(ROOT / "sample_data" / "synthetic_k4.csv"), alphas=(0.1, 0.3), reps=20, seed=0).summary
+    assert len(shown) == 8
+    np.testing.assert_allclose(shown["gcp"].to_numpy(), expected["gcp"].to_numpy())
+    np.testing.assert_allclose(shown["power"].to_numpy(), expected["power"].to_numpy())
+    assert len(at.get("plotly_chart")) == 1
+
+
+@pytest.mark.parametrize("kind", ["lambda", "knn"])
+def test_a_sweep_runs_and_plots(kind):
+    at = _app().run()
+    at.switch_page(PAGE).run()
+    at.number_input(key="eval.reps").set_value(10).run()
+    at.button(key=f"eval.sweep.{kind}").click().run()
+    assert not at.exception
+    (frame,) = [d.value for d in at.dataframe if "setting" in d.value.columns]
+    assert len(frame) > 0 and frame["setting"].astype(str).str.contains("auto").any()
