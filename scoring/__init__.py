@@ -1,0 +1,54 @@
+"""Detection scores for K local causal LMs: the score table that JECS selects from.
+
+An optional extra (torch + transformers). ``jecs_core`` never imports it, and
+importing this package does not import torch, pandas or transformers: the
+public names below are loaded on first use, so the dashboard can import
+``scoring`` at start-up for free.
+
+Public API
+----------
+run_scoring(texts, models, score="minkpp", ...) -> ScoringOutput
+    Wide table (``score_<model>`` for one score) + long table (all four) + report.
+all_scores(texts, models, ...) -> DataFrame
+    The long table ``item_id, model, score_name, value`` alone.
+read_texts(path) / validate_texts(frame)
+    The texts table ``item_id, split, text[, member_<model>]``.
+ScoreSettings
+    k ratios, ``max_length``, ``prepend_bos``.
+load_model / score_texts
+    Lower level: one model, a list of texts, an (n, 4) array.
+
+See ``scoring/README.md`` for the scores, the NaN policy and the cache.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from .settings import DEFAULT_SCORE, SCORE_LABELS, SCORE_NAMES, ScoreSettings
+
+_LAZY = {
+    "run_scoring": "runner",
+    "all_scores": "runner",
+    "ScoringOutput": "results",
+    "ScoringReport": "results",
+    "ModelReport": "results",
+    "read_texts": "texts",
+    "validate_texts": "texts",
+    "load_model": "loading",
+    "LoadedModel": "loading",
+    "score_texts": "engine",
+    "TextScores": "engine",
+    "model_source": "sources",
+    "ModelSource": "sources",
+}
+
+__all__ = ["DEFAULT_SCORE", "SCORE_LABELS", "SCORE_NAMES", "ScoreSettings", *_LAZY]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,176 @@
+"""The ``jecs score`` subcommand.
+
+``jecs_core.cli`` wires it in with ``scoring.cli.register(subparsers)``; the
+parsed namespace then carries ``handler`` (returns the exit status). Importing
+this module imports neither torch nor pandas; the handler does, when run.
+
+Example::
+
+    jecs score --texts items.csv --model small=models/small --model big=models/big.gguf \\
+        --score minkpp --out scores.csv --all-scores all.parquet
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .settings import (
+    DEFAULT_CACHE_DIR,
+    DEFAULT_K,
+    DEFAULT_MAX_LENGTH,
+    DEFAULT_SCORE,
+    DEFAULT_TOKEN_BUDGET,
+    DTYPE_CHOICES,
+    SCORE_NAMES,
+)
+
+_TABLE_SUFFIXES = (".csv", ".parquet")
+
+
+def register(subparsers) -> argparse.ArgumentParser:
+    """Add the ``score`` subcommand to an argparse ``subparsers`` object."""
+    parser = subparsers.add_parser(
+        "score",
+        help="score texts under K local causal LMs (needs torch + transformers)",
+        description=(
+            "Score every text under every model and write the wide score table "
+            "(item_id, split, text, score_<model>, carried member_<model> columns) that "
+            "'jecs select' reads. Scores are oriented larger = member. A text with no scored "
+            "token (empty, or one token without BOS) gets NaN scores and a warning."
+        ),
+    )
+    parser.add_argument(
+        "--texts", required=True, type=Path, help="CSV or Parquet with item_id, split, text[, member_<model>]"
+    )
+    parser.add_argument(
+        "--model",
+        required=True,
+        action="append",
+        metavar="NAME=DIR",
+        help="a local Hugging Face model directory, or NAME=DIR/file.gguf; repeat for K models",
+    )
+    parser.add_argument(
+        "--score", choices=SCORE_NAMES, default=DEFAULT_SCORE, help="score written to --out (default %(default)s)"
+    )
+    parser.add_argument("--out", required=True, type=Path, help="wide score table to write (.csv or .parquet)")
+    parser.add_argument("--all-scores", type=Path, help="also write all four scores as a long table (.csv or .parquet)")
+    parser.add_argument(
+        "--max-length", type=int, default=DEFAULT_MAX_LENGTH, help="truncate texts to N tokens (default %(default)s)"
+    )
+    parser.add_argument(
+        "--token-budget", type=int, default=DEFAULT_TOKEN_BUDGET, help="padded tokens per batch (default %(default)s)"
+    )
+    parser.add_argument("--k-mink", type=float, default=DEFAULT_K, help="Min-K%% ratio (default %(default)s)")
+    parser.add_argument("--k-minkpp", type=float, default=DEFAULT_K, help="Min-K%%++ ratio (default %(default)s)")
+    parser.add_argument("--device", default="auto", help="cpu, cuda, cuda:N or auto (default: CUDA if available)")
+    parser.add_argument(
+        "--dtype",
+        choices=DTYPE_CHOICES,
+        default="auto",
+        help="weight dtype (default: bf16 on GPUs that support it, else float32)",
+    )
+    parser.add_argument(
+        "--prepend-bos", action="store_true", help="put BOS before each text so its first token is scored"
+    )
+    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR, help="score cache (default %(default)s)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the score cache")
+    parser.set_defaults(handler=handle_score)
+    return parser
+
+
+def _check_output(path: Path | None, option: str) -> None:
+    if path is not None and path.suffix.lower() not in _TABLE_SUFFIXES:
+        raise ValueError(f"{option} {str(path)!r}: expected a .csv or .parquet file name")
+
+
+def _write_table(frame, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() == ".parquet":
+        frame.to_parquet(path, index=False)
+    else:
+        frame.to_csv(path, index=False)
+
+
+def handle_score(args: argparse.Namespace) -> int:
+    """Run ``jecs score``; return the exit status.
+
+    Raises
+    ------
+    ValueError
+        On bad input: a missing texts file or column, a malformed or
+        repeated ``--model NAME=DIR``, a model path that does not exist, an
+        output name that is neither .csv nor .parquet, a bad setting.
+    """
+    from .settings import ScoreSettings
+    from .sources import parse_model_spec
+
+    models = {}
+    for spec in args.model:
+        name, source = parse_model_spec(spec)
+        if name in models:
+            raise ValueError(f"--model: the name {name!r} is given twice")
+        models[name] = source
+    _check_output(args.out, "--out")
+    _check_output(args.all_scores, "--all-scores")
+    settings = ScoreSettings(
+        k_mink=args.k_mink, k_minkpp=args.k_minkpp, max_length=args.max_length, prepend_bos=args.prepend_bos
+    )
+
+    from tqdm.auto import tqdm
+    from transformers.utils import logging as hf_logging
+
+    from .runner import run_scoring
+    from .texts import read_texts
+
+    # One progress bar: transformers' own per-load bars would interleave with it.
+    hf_logging.disable_progress_bar()
+
+    texts = read_texts(args.texts)
+    with tqdm(total=0, unit="text", file=sys.stderr, dynamic_ncols=True) as bar:
+
+        def progress(done: int, total: int, message: str) -> None:
+            bar.total = total
+            bar.set_description(message, refresh=False)
+            bar.update(done - bar.n)
+
+        output = run_scoring(
+            texts,
+            models,
+            args.score,
+            settings=settings,
+            token_budget=args.token_budget,
+            device=args.device,
+            dtype=args.dtype,
+            cache_dir=None if args.no_cache else args.cache_dir,
+            progress=progress,
+        )
+    _write_table(output.wide, args.out)
+    if args.all_scores is not None:
+        _write_table(output.long, args.all_scores)
+    print(output.report.summary())
+    print(f"wrote {args.out}" + (f" and {args.all_scores}" if args.all_scores is not None else ""))
+    if output.report.nan_item_ids:
+        print(
+            f"warning: {len(output.report.nan_item_ids)} item(s) have NaN scores (no scored token); "
+            "drop those rows before selection (--prepend-bos rescues one-token texts)",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Stand-alone entry point (``python -m scoring.cli score ...``)."""
+    parser = argparse.ArgumentParser(prog="jecs")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except (ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

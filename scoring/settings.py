@@ -1,0 +1,97 @@
+"""Score names and the settings that change a score's value.
+
+This module imports neither torch nor pandas, so the CLI and the dashboard can
+read the score names and validate settings before the heavy stack is loaded.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+#: The four detection scores, in the column order used everywhere in the package.
+#: Each is oriented so that larger means more member-like (METHOD-NOTES).
+SCORE_NAMES: tuple[str, ...] = ("ppl", "mink", "minkpp", "mentr")
+
+#: The score written to the wide table unless another is asked for.
+DEFAULT_SCORE = "minkpp"
+
+#: Human-readable labels, e.g. for the dashboard's select box.
+SCORE_LABELS: dict[str, str] = {
+    "ppl": "Perplexity (-log PPL = mean token log-prob)",
+    "mink": "Min-K% (mean of the lowest k% token log-probs)",
+    "minkpp": "Min-K%++ (mean of the lowest k% normalised log-probs)",
+    "mentr": "Modified Entropy (negated)",
+}
+
+DEFAULT_K = 0.2
+DEFAULT_MAX_LENGTH = 1024
+DEFAULT_TOKEN_BUDGET = 4096
+
+#: Default score cache, relative to the working directory (git-ignored).
+DEFAULT_CACHE_DIR = Path(".jecs_cache") / "scores"
+
+#: Accepted weight dtype names; ``"auto"`` is bf16 on GPUs that support it, else float32.
+DTYPE_CHOICES: tuple[str, ...] = ("auto", "float32", "bfloat16", "float16")
+
+
+def check_score_name(score: str, name: str = "score") -> str:
+    """Return ``score`` if it is one of :data:`SCORE_NAMES`, else raise ``ValueError``."""
+    if score not in SCORE_NAMES:
+        raise ValueError(f"{name} must be one of {', '.join(SCORE_NAMES)}; got {score!r}")
+    return score
+
+
+def _check_int(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class ScoreSettings:
+    """Everything that changes the value of a score (and so keys the cache).
+
+    Parameters
+    ----------
+    k_mink : float
+        Fraction of the lowest token log-probs averaged by Min-K%; in (0, 1].
+    k_minkpp : float
+        Fraction of the lowest normalised log-probs averaged by Min-K%++; in (0, 1].
+    max_length : int
+        Texts are truncated on the right to this many tokens (BOS included)
+        before scoring. The engine lowers it to the model's
+        ``max_position_embeddings`` when that is smaller; the report gives the
+        value used and how many texts were cut.
+    prepend_bos : bool
+        Put the tokenizer's BOS token in front of every text that does not
+        already start with it, so that the first text token is scored too.
+        Off by default: a tokenizer that adds BOS itself already scores every
+        text token, and one that does not (GPT-2) was trained without it.
+    """
+
+    k_mink: float = DEFAULT_K
+    k_minkpp: float = DEFAULT_K
+    max_length: int = DEFAULT_MAX_LENGTH
+    prepend_bos: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("k_mink", "k_minkpp"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 < value <= 1.0:
+                raise ValueError(f"{name} must be a number in (0, 1], got {value!r}")
+            object.__setattr__(self, name, float(value))
+        # Two tokens are the least that yields one scored token.
+        object.__setattr__(self, "max_length", _check_int(self.max_length, "max_length", 2))
+        if not isinstance(self.prepend_bos, bool):
+            raise ValueError(f"prepend_bos must be True or False, got {self.prepend_bos!r}")
+
+    def as_dict(self) -> dict:
+        """The settings as a plain dict (for the cache key and reports)."""
+        return asdict(self)
+
+
+def check_token_budget(token_budget) -> int:
+    """Return the token budget as an int, or raise ``ValueError``."""
+    return _check_int(token_budget, "token_budget", 1)

@@ -1,0 +1,86 @@
+"""The texts table that scoring reads: ``item_id, split, text[, member_<model>, ...]``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+REQUIRED_COLUMNS = ("item_id", "split", "text")
+SPLITS = ("calibration", "test")
+
+# pandas' own default NA strings, applied to every column but ``text``: a text
+# that reads "NA" or "null" is a text, and an empty cell is the empty text.
+_NA_STRINGS = [
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+]  # fmt: skip
+
+
+def read_texts(path: str | Path) -> pd.DataFrame:
+    """Read and validate a texts table from CSV or Parquet.
+
+    Raises
+    ------
+    ValueError
+        If the file does not exist, its format is unknown, or
+        :func:`validate_texts` rejects it.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"texts file {str(p)!r} does not exist")
+    suffix = p.suffix.lower()
+    if suffix == ".csv":
+        header = pd.read_csv(p, nrows=0).columns
+        frame = pd.read_csv(
+            p,
+            dtype={"text": str},
+            keep_default_na=False,
+            na_values={c: _NA_STRINGS for c in header if c != "text"},
+        )
+    elif suffix in (".parquet", ".pq"):
+        frame = pd.read_parquet(p)
+    else:
+        raise ValueError(f"texts file {str(p)!r}: expected a .csv or .parquet file")
+    return validate_texts(frame, source=f"texts file {str(p)!r}")
+
+
+def validate_texts(frame: pd.DataFrame, *, source: str = "texts table") -> pd.DataFrame:
+    """Check a texts table and return a copy with ``text`` as plain strings.
+
+    A missing text (None/NaN) becomes the empty text, which scores NaN (see
+    the package's NaN policy); it is not an error.
+
+    Raises
+    ------
+    ValueError
+        On a missing required column, an empty table, a missing or duplicate
+        ``item_id``, or a ``split`` outside {calibration, test}. The message
+        names ``source`` and the column.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"{source}: expected a pandas DataFrame, got {type(frame).__name__}")
+    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"{source}: missing column(s) {', '.join(map(repr, missing))}; a texts table needs "
+            f"{', '.join(REQUIRED_COLUMNS)}"
+        )
+    if frame.empty:
+        raise ValueError(f"{source}: the table has no rows")
+    ids = frame["item_id"]
+    if ids.isna().any():
+        raise ValueError(f"{source}: column 'item_id' has {int(ids.isna().sum())} missing value(s)")
+    dup = ids[ids.duplicated()]
+    if not dup.empty:
+        raise ValueError(f"{source}: column 'item_id' must be unique; repeated: {list(dup.unique()[:5])}")
+    bad = ~frame["split"].isin(SPLITS)
+    if bad.any():
+        raise ValueError(
+            f"{source}: column 'split' must be 'calibration' or 'test'; found "
+            f"{sorted(map(str, frame.loc[bad, 'split'].unique()))[:5]}"
+        )
+    out = frame.copy()
+    text = out["text"]
+    out["text"] = text.where(text.notna(), "").astype(str)
+    return out

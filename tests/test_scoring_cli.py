@@ -1,0 +1,139 @@
+"""``jecs score``: the handler end to end, its input errors, and scoring -> selection."""
+
+import argparse
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from scoring.cli import register  # noqa: E402
+from scoring.sources import parse_model_spec  # noqa: E402
+from scoring.testing import random_text, save_tiny_model, single_torch_thread  # noqa: E402
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _one_torch_thread():
+    with single_torch_thread():
+        yield
+
+
+def run_cli(argv):
+    parser = argparse.ArgumentParser(prog="jecs")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.handler(args)
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    root = tmp_path_factory.mktemp("models")
+    return {
+        "alpha": save_tiny_model(root / "alpha", "gpt2", seed=5),
+        "beta": save_tiny_model(root / "beta", "llama", seed=6),
+        "gamma": save_tiny_model(root / "gamma", "llama", seed=7),
+    }
+
+
+@pytest.fixture(scope="module")
+def texts_csv(tmp_path_factory):
+    rng = np.random.default_rng(2)
+    n = 60
+    frame = pd.DataFrame(
+        {
+            "item_id": np.arange(n),
+            "split": ["calibration"] * 30 + ["test"] * 30,
+            "text": [random_text(rng, int(w)) for w in rng.integers(3, 25, size=n)],
+            **{f"member_{m}": rng.integers(0, 2, size=n) for m in ("alpha", "beta", "gamma")},
+        }
+    )
+    path = tmp_path_factory.mktemp("texts") / "items.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_handler_writes_the_wide_and_long_tables(models, texts_csv, tmp_path, capsys):
+    out, long = tmp_path / "scores.csv", tmp_path / "all.parquet"
+    status = run_cli(
+        ["score", "--texts", str(texts_csv), "--model", f"alpha={models['alpha']}", "--model", f"beta={models['beta']}",
+         "--score", "mentr", "--out", str(out), "--all-scores", str(long), "--max-length", "16",
+         "--token-budget", "128", "--device", "cpu", "--cache-dir", str(tmp_path / "cache")]
+    )  # fmt: skip
+    assert status == 0
+    wide = pd.read_csv(out)
+    assert list(wide.columns) == [
+        "item_id", "split", "text", "score_alpha", "score_beta", "member_alpha", "member_beta", "member_gamma"
+    ]  # fmt: skip
+    assert len(wide) == 60 and np.isfinite(wide[["score_alpha", "score_beta"]]).all().all()
+    all_scores = pd.read_parquet(long)
+    assert list(all_scores.columns) == ["item_id", "model", "score_name", "value"]
+    mentr = all_scores[(all_scores.model == "beta") & (all_scores.score_name == "mentr")]
+    np.testing.assert_allclose(mentr["value"].to_numpy(), wide["score_beta"].to_numpy(), rtol=1e-12)
+    report = capsys.readouterr().out
+    assert "truncated at 16 tokens" in report and "wrote" in report
+
+
+def test_handler_warns_about_nan_items(models, tmp_path, capsys):
+    texts = tmp_path / "t.csv"
+    pd.DataFrame({"item_id": [1, 2, 3], "split": ["calibration", "test", "test"], "text": ["w1 w2", "", "NA"]}).to_csv(
+        texts, index=False
+    )
+    out = tmp_path / "s.csv"
+    assert (
+        run_cli(["score", "--texts", str(texts), "--model", f"a={models['alpha']}", "--out", str(out), "--no-cache"])
+        == 0
+    )
+    wide = pd.read_csv(out, keep_default_na=False, na_values={"score_a": [""]})
+    assert wide["text"].tolist() == ["w1 w2", "", "NA"]  # "NA" is a text, not a missing value
+    assert wide["score_a"].isna().tolist() == [False, True, True]
+    assert "2 item(s) have NaN scores" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--texts", "missing.csv", "--model", "a={alpha}"], "missing.csv"),
+        (["--texts", "{bad_csv}", "--model", "a={alpha}"], "'text'"),
+        (["--texts", "{csv}", "--model", "{alpha}"], "NAME=DIR"),
+        (["--texts", "{csv}", "--model", "a={tmp}/nowhere"], "does not exist"),
+        (["--texts", "{csv}", "--model", "a={tmp}/nowhere.gguf"], "GGUF file"),
+        (["--texts", "{csv}", "--model", "a={tmp}"], "config.json"),
+        (["--texts", "{csv}", "--model", "a={alpha}", "--model", "a={beta}"], "twice"),
+        (["--texts", "{csv}", "--model", "a b={alpha}"], "model name"),
+        (["--texts", "{csv}", "--model", "a={alpha}", "--max-length", "1"], "max_length"),
+    ],
+)
+def test_bad_input_raises_value_error_naming_it(argv, message, models, texts_csv, tmp_path):
+    bad_csv = tmp_path / "bad.csv"
+    pd.DataFrame({"item_id": [1], "split": ["test"], "body": ["w1 w2"]}).to_csv(bad_csv, index=False)
+    fill = {"alpha": models["alpha"], "beta": models["beta"], "csv": texts_csv, "bad_csv": bad_csv, "tmp": tmp_path}
+    argv = ["score", *[a.format(**fill) for a in argv], "--out", str(tmp_path / "o.csv")]
+    with pytest.raises(ValueError, match=message):
+        run_cli(argv)
+
+
+def test_bad_output_name_raises(models, texts_csv, tmp_path):
+    with pytest.raises(ValueError, match="--out"):
+        run_cli(
+            ["score", "--texts", str(texts_csv), "--model", f"a={models['alpha']}", "--out", str(tmp_path / "o.txt")]
+        )
+
+
+def test_gguf_spec_means_a_file_inside_its_directory(tmp_path):
+    (tmp_path / "m.gguf").write_bytes(b"GGUF")
+    name, source = parse_model_spec(f"small={tmp_path / 'm.gguf'}")
+    assert name == "small" and source.directory == tmp_path.resolve() and source.gguf_file == "m.gguf"
+
+
+def test_three_models_scored_then_selected(models, texts_csv, tmp_path):
+    cli = pytest.importorskip("jecs_core.cli")
+    scores = tmp_path / "scores.csv"
+    specs = [a for name, path in models.items() for a in ("--model", f"{name}={path}")]
+    assert run_cli(["score", "--texts", str(texts_csv), *specs, "--out", str(scores), "--no-cache"]) == 0
+    selection = tmp_path / "sel.csv"
+    assert cli.main(["select", str(scores), "--alpha", "0.2", "--out", str(selection)]) == 0
+    assert selection.is_file()
+    chosen = pd.read_csv(selection)
+    assert {"item_id", "selected"} <= set(chosen.columns) and len(chosen) == 30
