@@ -19,6 +19,7 @@ st.set_page_config(
 PAGES = {
     "Audit": [
         st.Page("views/data_page.py", title="Data", icon=":material/dataset:", url_path="data"),
+        st.Page("views/score_page.py", title="Score", icon=":material/calculate:", url_path="score"),
         st.Page("views/select_page.py", title="Select", icon=":material/filter_alt:", url_path="select", default=True),
         st.Page("views/evaluate_page.py", title="Evaluate", icon=":material/monitoring:", url_path="evaluate"),
     ],
