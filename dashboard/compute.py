@@ -21,8 +21,8 @@ from . import samples
 
 
 @st.cache_data(show_spinner="Loading sample...", max_entries=8)
-def load_sample(key: str) -> ScoreTable:
-    return samples.get(key).loader()
+def load_sample(key: str, score: str | None = None) -> ScoreTable:
+    return samples.get(key).load(score)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+import pandas as pd
 
 from jecs_core import ScoreTable, load_scores, table_from_frame
 from sample_data import SAMPLE_DIR, SCENARIOS, make_scenario, paper_synthetic
@@ -22,10 +23,26 @@ from sample_data import SAMPLE_DIR, SCENARIOS, make_scenario, paper_synthetic
 
 @dataclass(frozen=True)
 class Sample:
+    """A bundled data set.
+
+    ``scores`` lists the detection scores a sample carries (empty for one-score
+    samples); ``score_loader(name)`` then loads the table with that score in the
+    ``score_<model>`` columns, and ``loader()`` loads ``scores[0]``.
+    """
+
     key: str
     name: str
     description: str
     loader: Callable[[], ScoreTable]
+    scores: tuple[str, ...] = ()
+    score_loader: Callable[[str], ScoreTable] | None = None
+
+    def load(self, score: str | None = None) -> ScoreTable:
+        if score is None or not self.scores or score == self.scores[0]:
+            return self.loader()
+        if score not in self.scores:
+            raise ValueError(f"sample {self.key!r} has no score {score!r}; it has {list(self.scores)}")
+        return self.score_loader(score)
 
 
 SAMPLES: dict[str, Sample] = {}
@@ -52,11 +69,47 @@ def _synthetic_k16() -> ScoreTable:
     return table_from_frame(frame, source="sample: synthetic K=16, n=10,000 (seed 2016)")
 
 
-DEFAULT_SAMPLE = "paper-synthetic-k4"
+REAL_DIR = SAMPLE_DIR / "real"
+REAL_STEM = "wiki_smollm2_k8"
+# Min-K%++ first: it is the score of the committed wide table.
+REAL_SCORES = ("minkpp", "ppl", "mink", "mentr")
+
+
+def _real_audit(score: str = "minkpp") -> ScoreTable:
+    """The shipped Wikipedia / SmolLM2 audit with the chosen detection score (all four are in the long table)."""
+    wide_path = REAL_DIR / f"{REAL_STEM}.csv"
+    if score == "minkpp":
+        return load_scores(wide_path)
+    frame = pd.read_csv(wide_path, dtype={"item_id": str})
+    long = pd.read_parquet(REAL_DIR / f"{REAL_STEM}_all_scores.parquet")
+    chosen = long[long["score_name"] == score].pivot(index="item_id", columns="model", values="value")
+    for model in chosen.columns:
+        frame[f"score_{model}"] = chosen[model].reindex(frame["item_id"]).to_numpy()
+    return table_from_frame(frame, source=f"sample: {REAL_STEM} ({score})")
+
+
+REAL_SAMPLE = "wiki-smollm2-k8"
+PAPER_SAMPLE = "paper-synthetic-k4"
+# The real audit is the default when its files ship with the checkout.
+DEFAULT_SAMPLE = REAL_SAMPLE if (REAL_DIR / f"{REAL_STEM}.csv").exists() else PAPER_SAMPLE
+
+if (REAL_DIR / f"{REAL_STEM}.csv").exists():
+    register(
+        Sample(
+            REAL_SAMPLE,
+            "Real audit: Wikipedia × 8 fine-tuned SmolLM2-135M",
+            "Wikipedia summaries split into clean / calibration / remainder blocks (ρ = 0.125); 8 LoRA fine-tunes of "
+            "SmolLM2-135M, each on the calibration block plus its own share of the remainder; scored by every model "
+            "(jecs build-sample; details in sample_data/real/*.provenance.json). Labelled.",
+            _real_audit,
+            scores=REAL_SCORES,
+            score_loader=_real_audit,
+        )
+    )
 
 register(
     Sample(
-        DEFAULT_SAMPLE,
+        PAPER_SAMPLE,
         "Paper synthetic setup (K = 4)",
         "The paper's table 1 setup: 1,200 items, 4 models, 30% contamination per model, members shifted by 4 SD; labelled.",
         lambda: load_scores(SAMPLE_DIR / "synthetic_k4.csv"),

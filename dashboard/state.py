@@ -28,6 +28,7 @@ ACTIVE_NAME = "jecs.data_name"
 ACTIVE_ORIGIN = "jecs.data_origin"
 
 SAMPLE_CHOICE = "jecs.sample"
+SAMPLE_SCORE = "jecs.sample_score"
 ALPHA = "jecs.alpha"
 LAM_MODE = "jecs.lam_mode"
 LAM = "jecs.lam"
@@ -85,8 +86,13 @@ def activate(table: ScoreTable, key: str, name: str, origin: str) -> None:
     st.session_state[ACTIVE_ORIGIN] = origin
 
 
-def activate_sample(key: str) -> None:
-    activate(compute.load_sample(key), f"sample:{key}", samples.get(key).name, "sample")
+def activate_sample(key: str, score: str | None = None) -> None:
+    """Make a bundled sample active; ``score`` picks a detection score for samples that carry several."""
+    sample = samples.get(key)
+    if score is None or not sample.scores or score == sample.scores[0]:
+        activate(compute.load_sample(key), f"sample:{key}", sample.name, "sample")
+        return
+    activate(compute.load_sample(key, score), f"sample:{key}:{score}", f"{sample.name} · {score}", "sample")
 
 
 def active() -> ActiveData:

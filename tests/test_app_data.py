@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -34,10 +35,13 @@ def _bad_csv() -> bytes:
 
 def test_summary_of_the_default_sample(at):
     assert not at.exception
+    default = samples.get(samples.DEFAULT_SAMPLE)
+    table = default.loader()
     assert _metrics(at) == {
-        "Test items (n)": "840", "Calibration items (m)": "360", "Models (K)": "4", "Member labels": "present",
+        "Test items (n)": f"{table.n:,}", "Calibration items (m)": f"{table.m:,}", "Models (K)": str(table.K),
+        "Member labels": "present",
     }
-    assert at.header[0].value.startswith("Active: Paper synthetic")
+    assert at.header[0].value.startswith(f"Active: {default.name}")
     assert len(at.get("plotly_chart")) == 1
 
 
@@ -92,3 +96,17 @@ def test_oversized_upload_is_refused_with_the_limit(at, monkeypatch):
     at.run()
     assert not at.exception
     assert "above the dashboard's limit of 0.01 MB" in at.error[0].value
+
+
+@pytest.mark.skipif(samples.REAL_SAMPLE not in samples.SAMPLES, reason="the real audit files are not in this checkout")
+def test_switching_the_detection_score_of_the_real_sample(at):
+    at.selectbox(key=state.SAMPLE_CHOICE).set_value(samples.REAL_SAMPLE).run()
+    at.selectbox(key=state.SAMPLE_SCORE).set_value("ppl").run()
+    assert not at.exception
+    assert at.session_state[state.ACTIVE_KEY] == f"sample:{samples.REAL_SAMPLE}:ppl"
+    table = at.session_state[state.ACTIVE_TABLE]
+    long = pd.read_parquet(samples.REAL_DIR / f"{samples.REAL_STEM}_all_scores.parquet")
+    ppl = long[(long.score_name == "ppl") & (long.model == table.models[0])].set_index("item_id")["value"]
+    np.testing.assert_allclose(table.test[:, 0], ppl.loc[list(table.test_ids)].to_numpy())
+    at.selectbox(key=state.SAMPLE_SCORE).set_value("minkpp").run()
+    assert at.session_state[state.ACTIVE_KEY] == f"sample:{samples.REAL_SAMPLE}"

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import state
-from jecs_core import load_scores, table_from_frame
+from dashboard import samples, state
+from jecs_core import table_from_frame
 from jecs_core.evaluate import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,7 +47,7 @@ def test_small_run_produces_the_table_matching_jecs_core():
     assert not at.exception
     (table_element,) = at.dataframe  # AppTest does not index st.dataframe by key
     shown = table_element.value
-    expected = evaluate(load_scores(ROOT / "sample_data" / "synthetic_k4.csv"), alphas=(0.1, 0.3), reps=20, seed=0).summary
+    expected = evaluate(samples.get(samples.DEFAULT_SAMPLE).loader(), alphas=(0.1, 0.3), reps=20, seed=0).summary
     assert len(shown) == 8
     np.testing.assert_allclose(shown["gcp"].to_numpy(), expected["gcp"].to_numpy())
     np.testing.assert_allclose(shown["power"].to_numpy(), expected["power"].to_numpy())

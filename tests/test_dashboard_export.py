@@ -12,7 +12,7 @@ from dashboard import export, samples
 
 @pytest.fixture(scope="module")
 def table():
-    return samples.get(samples.DEFAULT_SAMPLE).loader()
+    return samples.get(samples.PAPER_SAMPLE).loader()
 
 
 @pytest.mark.parametrize("method", [*jecs_core.METHODS, "all"])

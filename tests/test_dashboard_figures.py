@@ -29,7 +29,7 @@ from sample_data.synthetic import wide_table
 
 @pytest.fixture(scope="module")
 def table():
-    return samples.get(samples.DEFAULT_SAMPLE).loader()
+    return samples.get(samples.PAPER_SAMPLE).loader()
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ def test_every_sample_loads(key):
 
 
 def test_default_sample_is_the_paper_setup():
-    table = samples.get(samples.DEFAULT_SAMPLE).loader()
+    table = samples.get(samples.PAPER_SAMPLE).loader()
     assert (table.n, table.m, table.K, table.has_labels) == (840, 360, 4, True)
 
 

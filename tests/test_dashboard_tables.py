@@ -12,7 +12,7 @@ from dashboard import samples, tables
 
 @pytest.fixture(scope="module")
 def table():
-    base = samples.get(samples.DEFAULT_SAMPLE).loader()
+    base = samples.get(samples.PAPER_SAMPLE).loader()
     text = pd.DataFrame({"text": [f"Question {i} about {'physics' if i % 3 else 'history'}" for i in range(base.n)]})
     return jecs_core.ScoreTable(base.models, base.calibration, base.test, base.calibration_ids, base.test_ids,
                                 base.test_members, text, base.source, base.source_sha256)

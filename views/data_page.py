@@ -7,6 +7,7 @@ import streamlit as st
 from dashboard import samples, state
 from dashboard.figures import plot_score_distributions
 from dashboard.upload import UPLOAD_TYPES
+from scoring import SCORE_LABELS  # names only: importing scoring loads no torch
 
 FORMAT_HELP = """
 **Wide layout** (one row per item): `item_id` (unique), `split` (`calibration` or `test`),
@@ -20,8 +21,22 @@ means more member-like; tick *Lower scores = member* for perplexity or loss.
 """
 
 
+
+
+def _chosen_score() -> str | None:
+    sample = samples.get(st.session_state[state.SAMPLE_CHOICE])
+    score = st.session_state.get(state.SAMPLE_SCORE)
+    return score if score in sample.scores else None
+
+
 def _use_sample() -> None:
-    state.activate_sample(st.session_state[state.SAMPLE_CHOICE])
+    state.activate_sample(st.session_state[state.SAMPLE_CHOICE], _chosen_score())
+
+
+def _sample_key() -> str:
+    key, score = st.session_state[state.SAMPLE_CHOICE], _chosen_score()
+    sample = samples.get(key)
+    return f"sample:{key}" if score is None or score == sample.scores[0] else f"sample:{key}:{score}"
 
 
 st.title("Data")
@@ -38,8 +53,17 @@ with pick.container(border=True):
         on_change=_use_sample,
         help="Ready-made score tables; choosing one makes it the active data set.",
     )
-    st.caption(samples.get(st.session_state[state.SAMPLE_CHOICE]).description)
-    if state.active().key != f"sample:{st.session_state[state.SAMPLE_CHOICE]}":
+    chosen = samples.get(st.session_state[state.SAMPLE_CHOICE])
+    st.caption(chosen.description)
+    if chosen.scores:
+        if st.session_state.get(state.SAMPLE_SCORE) not in chosen.scores:
+            st.session_state[state.SAMPLE_SCORE] = chosen.scores[0]
+        st.selectbox(
+            "Detection score", options=list(chosen.scores), format_func=lambda s: SCORE_LABELS.get(s, s).split(" (")[0],
+            key=state.SAMPLE_SCORE, on_change=_use_sample,
+            help="This sample carries all four detection scores of every model; pick the one JECS selects on.",
+        )
+    if state.active().key != _sample_key():
         st.button("Use this sample", on_click=_use_sample, type="primary", icon=":material/check:")
 
 with drop.container(border=True):
