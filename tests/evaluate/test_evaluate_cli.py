@@ -14,7 +14,7 @@ from jecs_core.evaluate import evaluate
 from sample_data.scenarios import three_block
 from sample_data.synthetic import paper_synthetic
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = str(REPO_ROOT / "sample_data" / "synthetic_k4.csv")
 
 

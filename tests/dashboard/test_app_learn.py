@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parents[1] / "views" / "learn_page.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "views" / "learn_page.py")
 
 
 def _array(value) -> np.ndarray:

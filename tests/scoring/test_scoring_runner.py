@@ -187,4 +187,4 @@ def test_bad_models_and_settings_raise_value_errors(models, table, tmp_path):
 
 def test_importing_scoring_does_not_import_torch():
     code = "import sys, scoring, scoring.cli; scoring.SCORE_NAMES; assert 'torch' not in sys.modules, 'torch'"
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[2])

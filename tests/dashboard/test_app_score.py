@@ -14,7 +14,7 @@ pytest.importorskip("torch")
 from dashboard import scoring_run, state  # noqa: E402
 from scoring.testing import random_text, save_tiny_model  # noqa: E402
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "views/score_page.py"
 
 

@@ -15,7 +15,7 @@ import jecs_core
 from dashboard import samples, state
 from sample_data.synthetic import wide_table
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 @pytest.fixture(scope="module")

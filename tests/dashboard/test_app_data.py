@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard import samples, state
 from sample_data import SAMPLE_DIR
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SAMPLE = SAMPLE_DIR / "synthetic_k4.csv"
 
 

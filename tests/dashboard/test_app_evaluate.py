@@ -13,7 +13,7 @@ from dashboard import samples, state
 from jecs_core import table_from_frame
 from jecs_core.evaluate import evaluate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 PAGE = "views/evaluate_page.py"
 
