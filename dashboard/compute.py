@@ -46,5 +46,5 @@ def comparison(data_key: str, alpha: float, lam, knn: int | None, table: ScoreTa
         knn=knn,
         models=table.models,
         contaminated=table.contaminated,
-        jecs_fit=jecs_fit(data_key, lam, knn, table),
+        fits={"jecs": jecs_fit(data_key, lam, knn, table)},
     )

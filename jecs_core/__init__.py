@@ -8,9 +8,10 @@ Benchmarking Multiple Large Language Models" (Liu, Zeng, Wei).
 
 __version__ = "0.1.0"
 
-from .compare import METHOD_LABELS, METHODS, VALID_METHODS, Comparison, compare_methods, compare_pvalues
-from .conformal import conformal_pvalues
+from .compare import METHOD_LABELS, VALID_METHODS, Comparison, compare_methods, compare_pvalues
+from .conformal import conformal_pvalues, table_pvalues
 from .data import ScoreTable, ScoreTableError, load_scores, table_from_frame
+from .rules import DEFAULT_METHOD, METHODS, REGISTRY, Guarantee, Rule, get_rule, select
 from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, default_knn, fit_envelope
 from .export import selection_frame, selection_metadata, write_selection
 # The evaluator function stays at jecs_core.evaluate.evaluate: a top-level
@@ -34,8 +35,9 @@ from .selection import (
 
 __all__ = [
     "__version__",
-    "METHODS", "METHOD_LABELS", "VALID_METHODS", "Comparison", "compare_methods", "compare_pvalues",
-    "conformal_pvalues",
+    "DEFAULT_METHOD", "METHODS", "REGISTRY", "Guarantee", "Rule", "get_rule", "select",
+    "METHOD_LABELS", "VALID_METHODS", "Comparison", "compare_methods", "compare_pvalues",
+    "conformal_pvalues", "table_pvalues",
     "ScoreTable", "ScoreTableError", "load_scores", "table_from_frame",
     "DEFAULT_LAMBDA_GRID", "Envelope", "LambdaGrid", "default_knn", "fit_envelope",
     "selection_frame", "selection_metadata", "write_selection",

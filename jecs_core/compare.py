@@ -1,42 +1,28 @@
-"""One entry point that runs all four selection rules on one score table."""
+"""Run every registered selection rule (or a chosen few) on one score table."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from ._validation import check_alpha, check_pvalue_matrix
-from .conformal import conformal_pvalues
+from .conformal import table_pvalues
 from .data import ScoreTable
 from .envelope import DEFAULT_LAMBDA_GRID
 from .metrics import SelectionMetrics, selection_metrics
-from .selection import (
-    JECSFit,
-    JECSResult,
-    JMCSResult,
-    PerModelResult,
-    fit_jecs,
-    intersection_selection,
-    jmcs,
-    union_selection,
-)
+from .rules import DEFAULT_METHOD, METHODS, REGISTRY, get_rule
 
-METHODS: tuple[str, ...] = ("jecs", "jmcs", "union", "intersection")
-# Union and intersection are shown because they fail to control the GCR.
-VALID_METHODS = frozenset({"jecs", "jmcs"})
-METHOD_LABELS = {
-    "jecs": "JECS",
-    "jmcs": "JMCS",
-    "union": "Union (invalid baseline)",
-    "intersection": "Intersection (invalid baseline)",
-}
+# Kept for callers of the first release; both are read off the registry.
+METHOD_LABELS = {name: rule.label for name, rule in REGISTRY.items()}
+VALID_METHODS = frozenset(name for name, rule in REGISTRY.items() if rule.valid)
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """The four selections at one alpha, with everything needed to draw and export them.
+    """Several selections at one alpha, with everything needed to draw and export them.
 
     Attributes
     ----------
@@ -44,8 +30,9 @@ class Comparison:
     models : tuple of str
     pvalues : numpy.ndarray, shape (n, K)
         Per-model conformal p-values.
-    jecs, jmcs, union, intersection
-        The result of each rule.
+    results : mapping of str to result
+        One result per method run, in registry order; also reachable as attributes
+        (``comparison.jmcs``) and through :meth:`result`.
     contaminated : numpy.ndarray of bool or None
         Test items that are members of some model, when labels are known.
     """
@@ -53,95 +40,136 @@ class Comparison:
     alpha: float
     models: tuple[str, ...]
     pvalues: np.ndarray
-    jecs: JECSResult
-    jmcs: JMCSResult
-    union: PerModelResult
-    intersection: PerModelResult
+    results: Mapping[str, object] = field(default_factory=dict)
     contaminated: np.ndarray | None = None
+
+    def __getattr__(self, name: str):
+        # Only reached when normal lookup fails: expose each method's result by name.
+        results = self.__dict__.get("results", {})
+        if name in results:
+            return results[name]
+        raise AttributeError(f"{type(self).__name__!r} has no attribute {name!r}")
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        return tuple(self.results)
 
     @property
     def p_max(self) -> np.ndarray:
-        return self.jmcs.p_max
+        return self.pvalues.max(axis=1)
 
-    def result(self, method: str):
-        if method not in METHODS:
-            raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
-        return getattr(self, method)
+    def result(self, method: str | None = None):
+        """The result of ``method`` (``None``: the default rule)."""
+        name = get_rule(method).name
+        if name not in self.results:
+            raise ValueError(f"method {name!r} was not run; this comparison has {list(self.results)}")
+        return self.results[name]
 
-    def selected(self, method: str) -> np.ndarray:
+    def selected(self, method: str | None = None) -> np.ndarray:
         return self.result(method).selected
 
-    def metrics(self, method: str) -> SelectionMetrics | None:
+    def metrics(self, method: str | None = None) -> SelectionMetrics | None:
         if self.contaminated is None:
             return None
         return selection_metrics(self.selected(method), self.contaminated)
 
     def summary(self) -> pd.DataFrame:
-        """One row per method: label, validity, selected count, and GCP/power when labelled."""
+        """One row per method: label, guarantee, selected count, and GCP/power when labelled.
+
+        ``valid`` is True only for a finite-sample guarantee; ``over_alpha`` (labelled tables)
+        says whether the realized GCP on this table exceeds alpha.
+        """
         rows = []
-        for method in METHODS:
+        for method in self.results:
+            rule = REGISTRY[method]
             row = {
                 "method": method,
-                "label": METHOD_LABELS[method],
-                "valid": method in VALID_METHODS,
+                "label": rule.label,
+                "guarantee": rule.guarantee.value,
+                "valid": rule.valid,
                 "n_selected": int(self.selected(method).sum()),
             }
             found = self.metrics(method)
             if found is not None:
                 row["gcp"] = found.gcp
                 row["power"] = found.power
+                row["over_alpha"] = bool(found.gcp > self.alpha)
             rows.append(row)
         return pd.DataFrame(rows)
+
+
+def _check_methods(methods) -> tuple[str, ...]:
+    if methods is None:
+        return METHODS
+    if isinstance(methods, str):
+        methods = (methods,)
+    names = tuple(get_rule(m).name for m in methods)
+    if not names:
+        raise ValueError("methods must name at least one rule")
+    return names
 
 
 def compare_pvalues(
     pvalues,
     *,
     alpha: float,
+    methods: Sequence[str] | None = None,
     lam="auto",
     knn: int | None = None,
-    lambda_grid_values=DEFAULT_LAMBDA_GRID,
+    lambda_grid=DEFAULT_LAMBDA_GRID,
     models=None,
     contaminated=None,
-    jecs_fit: JECSFit | None = None,
+    fits: Mapping[str, object] | None = None,
 ) -> Comparison:
-    """Run JECS, JMCS, union and intersection on a p-value matrix.
+    """Run registered rules on a p-value matrix.
 
-    ``jecs_fit`` may be passed to reuse an alpha-free JECS fit (the dashboard
-    does this while the user drags alpha).
+    Parameters
+    ----------
+    pvalues : array_like, shape (n, K)
+    alpha : float
+        Target global contamination rate in (0, 1).
+    methods : sequence of str, optional
+        Rules to run (default: every registered rule, in registry order).
+    lam, knn, lambda_grid
+        Shared options; each rule receives the ones it takes.
+    models : sequence of str, optional
+    contaminated : array_like of bool, optional
+    fits : mapping, optional
+        Alpha-free fits (``Rule.prepare``) to reuse, keyed by method; the dashboard
+        passes them while the user drags alpha.
     """
     p = check_pvalue_matrix(pvalues)
     alpha = check_alpha(alpha)
+    names = _check_methods(methods)
     models = tuple(models) if models is not None else tuple(f"m{k}" for k in range(p.shape[1]))
     if len(models) != p.shape[1]:
         raise ValueError(f"models has {len(models)} names but pvalues has {p.shape[1]} columns")
-    jmcs_result: JMCSResult = jmcs(p, alpha=alpha)
-    fit = jecs_fit if jecs_fit is not None else fit_jecs(jmcs_result.p_max, lam=lam, knn=knn, lambda_grid_values=lambda_grid_values)
     con = None if contaminated is None else np.asarray(contaminated, dtype=bool)
     if con is not None and con.shape != (p.shape[0],):
         raise ValueError(f"contaminated must have shape ({p.shape[0]},), got {con.shape}")
-    return Comparison(
-        alpha=alpha,
-        models=models,
-        pvalues=p,
-        jecs=fit.select(alpha),
-        jmcs=jmcs_result,
-        union=union_selection(p, alpha=alpha),
-        intersection=intersection_selection(p, alpha=alpha),
-        contaminated=con,
-    )
+    options = {"lam": lam, "knn": knn, "lambda_grid": lambda_grid}
+    fits = dict(fits or {})
+    results = {}
+    for name in names:
+        fit = fits.get(name)
+        if fit is None:
+            rule = REGISTRY[name]
+            fit = rule.prepare(p, **rule.accepted(options))
+        results[name] = fit.select(alpha)
+    return Comparison(alpha=alpha, models=models, pvalues=p, results=results, contaminated=con)
 
 
 def compare_methods(
     table: ScoreTable,
     *,
     alpha: float,
+    methods: Sequence[str] | None = None,
     lam="auto",
     knn: int | None = None,
-    lambda_grid_values=DEFAULT_LAMBDA_GRID,
+    lambda_grid=DEFAULT_LAMBDA_GRID,
     rng: np.random.Generator | None = None,
 ) -> Comparison:
-    """Conformal p-values of ``table`` and all four selections at ``alpha``.
+    """Conformal p-values of ``table`` and the selections of registered rules at ``alpha``.
 
     Parameters
     ----------
@@ -149,22 +177,35 @@ def compare_methods(
         A validated score table (see :func:`jecs_core.load_scores`).
     alpha : float
         Target global contamination rate in (0, 1).
+    methods : sequence of str, optional
+        Rules to run (default: all registered; the default rule is
+        :data:`jecs_core.DEFAULT_METHOD`).
     lam : "auto" or float
-        Data-driven lambda (default) or a fixed one.
+        Data-driven lambda (default) or a fixed one, for rules that take it.
     knn : int, optional
         kNN size for the boundary density (default ``ceil(sqrt(m_R))``).
-    lambda_grid_values : sequence of float
+    lambda_grid : sequence of float
         Grid for the data-driven lambda.
     rng : numpy.random.Generator, optional
         Randomized tie-breaking of the conformal p-values.
+
+    Examples
+    --------
+    >>> import jecs_core as jc
+    >>> table = jc.load_scores("sample_data/synthetic_k4.csv")  # doctest: +SKIP
+    >>> jc.compare_methods(table, alpha=0.1).summary()  # doctest: +SKIP
     """
-    pvalues = conformal_pvalues(table.test, table.calibration, rng=rng)
+    pvalues = table_pvalues(table, rng=rng)
     return compare_pvalues(
         pvalues,
         alpha=alpha,
+        methods=methods,
         lam=lam,
         knn=knn,
-        lambda_grid_values=lambda_grid_values,
+        lambda_grid=lambda_grid,
         models=table.models,
         contaminated=table.contaminated,
     )
+
+
+__all__ = ["DEFAULT_METHOD", "METHODS", "METHOD_LABELS", "VALID_METHODS", "Comparison", "compare_methods", "compare_pvalues"]

@@ -103,3 +103,20 @@ def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generat
         for k in range(n_models):
             fill_column(k)
     return out
+
+
+def table_pvalues(table, *, rng: np.random.Generator | None = None) -> np.ndarray:
+    """The (n, K) conformal p-value matrix of a :class:`~jecs_core.ScoreTable`.
+
+    The one path from a score table to p-values: ``compare_methods``, the CLI, the
+    dashboard, the Learn page and the evaluator's generic path all call it (the
+    evaluator's batched count form is checked equal to it by a test).
+
+    Parameters
+    ----------
+    table : ScoreTable
+        Test scores ``table.test`` (n, K) and calibration scores ``table.calibration`` (m, K).
+    rng : numpy.random.Generator, optional
+        Randomized tie-breaking (see :func:`conformal_pvalues`).
+    """
+    return conformal_pvalues(table.test, table.calibration, rng=rng)

@@ -178,7 +178,7 @@ class LambdaGrid:
         return frame
 
 
-def lambda_grid(sorted_pmax: np.ndarray, grid, knn: int | None) -> LambdaGrid:
+def fit_lambda_grid(sorted_pmax: np.ndarray, grid, knn: int | None) -> LambdaGrid:
     """Fit every lambda of ``grid`` on already-sorted max-p values and pick the smallest slope."""
     lambdas = tuple(sorted(_check_lambda(g, "lambda_grid value") for g in grid))
     if not lambdas:

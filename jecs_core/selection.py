@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_alpha, check_pvalue_matrix
-from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, _check_knn, _check_lambda, _fit_from_sorted, lambda_grid
+from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, _check_knn, _check_lambda, _fit_from_sorted, fit_lambda_grid
 from .multitest import StepUpResult, step_up_sorted, storey_bh
 
 
@@ -194,7 +194,7 @@ def jmcs(pvalues, *, alpha: float) -> JMCSResult:
     return JMCSResult(alpha=check_alpha(alpha), p_max=p_star, step=storey_bh(p_star, alpha=alpha))
 
 
-def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid_values=DEFAULT_LAMBDA_GRID, warn: bool = True) -> JECSFit:
+def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_LAMBDA_GRID, warn: bool = True) -> JECSFit:
     """Fit the alpha-free part of JECS on max-p values.
 
     Parameters
@@ -202,11 +202,11 @@ def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid_values=DE
     p_max : array_like, shape (n,)
         Max-p values of the test items.
     lam : "auto" or float
-        ``"auto"`` picks lambda from ``lambda_grid_values`` by the smallest slope
+        ``"auto"`` picks lambda from ``lambda_grid`` by the smallest slope
         ``F_fit(lambda) / lambda`` (ties to the smaller lambda); a float fixes it.
     knn : int, optional
         kNN size for the boundary density; default ``ceil(sqrt(m_R))``.
-    lambda_grid_values : sequence of float
+    lambda_grid : sequence of float
         Candidate lambdas for ``lam="auto"``.
     warn : bool
         Emit :class:`JECSFallbackWarning` when falling back to JMCS.
@@ -219,7 +219,7 @@ def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid_values=DE
     if isinstance(lam, str):
         if lam != "auto":
             raise ValueError(f"lam must be 'auto' or a number in (0, 1), got {lam!r}")
-        grid = lambda_grid(ordered, lambda_grid_values, knn)
+        grid = fit_lambda_grid(ordered, lambda_grid, knn)
         mode = "auto"
     else:
         lam_value = _check_lambda(lam)
@@ -239,7 +239,7 @@ def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid_values=DE
     return JECSFit(p_star, ordered, grid, mode, env, env(p_star), env(ordered), env.pi0_hat, None)
 
 
-def jecs(pvalues, *, alpha: float, lam="auto", knn: int | None = None, lambda_grid_values=DEFAULT_LAMBDA_GRID) -> JECSResult:
+def jecs(pvalues, *, alpha: float, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_LAMBDA_GRID) -> JECSResult:
     """Joint Envelope Conformal Selection.
 
     Aggregates the per-model p-values by their maximum, fits the right-tail
@@ -253,11 +253,11 @@ def jecs(pvalues, *, alpha: float, lam="auto", knn: int | None = None, lambda_gr
         Per-model conformal p-values.
     alpha : float
         Target global contamination rate in (0, 1).
-    lam, knn, lambda_grid_values
+    lam, knn, lambda_grid
         See :func:`fit_jecs`.
     """
     alpha = check_alpha(alpha)
-    return fit_jecs(max_p(pvalues), lam=lam, knn=knn, lambda_grid_values=lambda_grid_values).select(alpha)
+    return fit_jecs(max_p(pvalues), lam=lam, knn=knn, lambda_grid=lambda_grid).select(alpha)
 
 
 def _per_model(pvalues, alpha: float, rule: str) -> PerModelResult:

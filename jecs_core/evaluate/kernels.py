@@ -69,7 +69,7 @@ class JECSSettings:
 
     @property
     def lambdas(self) -> np.ndarray:
-        """The lambdas tried, sorted as :func:`jecs_core.envelope.lambda_grid` sorts them."""
+        """The lambdas tried, sorted as :func:`jecs_core.envelope.fit_lambda_grid` sorts them."""
         values = self.lambda_grid if isinstance(self.lam, str) else (self.lam,)
         return np.array(sorted(float(v) for v in values))
 

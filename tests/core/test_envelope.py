@@ -91,10 +91,10 @@ def test_lambda_choice_minimises_slope_ties_to_smaller():
 def test_equal_slopes_pick_smaller_lambda():
     # Mirror-symmetric tails give identical slopes at two lambdas only by construction;
     # check the documented rule on the grid function directly.
-    from jecs_core.envelope import LambdaGrid, lambda_grid
+    from jecs_core.envelope import LambdaGrid, fit_lambda_grid
 
     p = np.sort(np.array([0.55, 0.56, 0.95, 0.96]))
-    grid = lambda_grid(p, [0.9, 0.5], None)  # unsorted grid input is sorted
+    grid = fit_lambda_grid(p, [0.9, 0.5], None)  # unsorted grid input is sorted
     assert grid.lambdas == (0.5, 0.9)
     slopes = [e.slope for e in grid.envelopes]
     assert grid.chosen == int(np.argmin(slopes))
@@ -122,4 +122,4 @@ def test_bad_knn_and_lam_string():
     with pytest.raises(ValueError, match="lam must be 'auto'"):
         fit_jecs(np.array([0.5, 0.9]), lam="best")
     with pytest.raises(ValueError, match="lambda_grid"):
-        fit_jecs(np.array([0.5, 0.9]), lambda_grid_values=[])
+        fit_jecs(np.array([0.5, 0.9]), lambda_grid=[])

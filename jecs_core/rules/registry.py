@@ -1,0 +1,166 @@
+"""The selection-rule registry: one entry per rule, read by every caller.
+
+``compare_methods``, the CLI's ``--method``, the export, the evaluator and the
+dashboard's cards, colours and labels all iterate over :data:`REGISTRY`, so a new
+rule is one module defining ``RULE`` (or ``RULES``) plus one line in
+:data:`_RULE_MODULES` and its tests.  See ``ARCHITECTURE.md``.
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from .._validation import check_alpha
+
+
+class Guarantee(str, enum.Enum):
+    """What a rule promises about the global contamination rate (GCR)."""
+
+    FINITE_SAMPLE = "finite-sample"
+    ASYMPTOTIC = "asymptotic"
+    INVALID = "invalid"
+
+    @property
+    def description(self) -> str:
+        return _GUARANTEE_TEXT[self]
+
+
+_GUARANTEE_TEXT = {
+    Guarantee.FINITE_SAMPLE: "controls the GCR at alpha in finite samples",
+    Guarantee.ASYMPTOTIC: "controls the GCR only asymptotically; can exceed alpha in finite samples",
+    Guarantee.INVALID: "does not control the GCR (a baseline shown for contrast)",
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One selection rule.
+
+    Attributes
+    ----------
+    name : str
+        Registry key (``--method`` value, export name).
+    label : str
+        Display label.
+    guarantee : Guarantee
+    summary : str
+        One sentence: what the rule does and what its guarantee needs.
+    run : callable
+        ``run(pvalues, *, alpha, **options)`` -> result with ``selected`` (bool, (n,)),
+        ``n_selected`` and ``alpha``.
+    fit : callable, optional
+        ``fit(pvalues, **options)`` -> an alpha-free object with ``select(alpha)``;
+        rules without one are re-run per alpha.
+    options : tuple of str
+        Options the rule accepts, from the shared vocabulary (``lam``, ``knn``, ``lambda_grid``).
+    """
+
+    name: str
+    label: str
+    guarantee: Guarantee
+    summary: str
+    run: Callable
+    fit: Callable | None = None
+    options: tuple[str, ...] = ()
+
+    @property
+    def valid(self) -> bool:
+        """True only for a finite-sample guarantee (the only one shown as "controls the GCR")."""
+        return self.guarantee is Guarantee.FINITE_SAMPLE
+
+    def accepted(self, options: Mapping) -> dict:
+        """The subset of ``options`` this rule takes (``None`` values dropped)."""
+        return {key: value for key, value in options.items() if key in self.options and value is not None}
+
+    def prepare(self, pvalues, **options):
+        """An alpha-free object with ``select(alpha)`` (the rule's own fit, or a re-run wrapper)."""
+        self._check_options(options)
+        if self.fit is not None:
+            return self.fit(pvalues, **options)
+        return _Rerun(self, pvalues, options)
+
+    def _check_options(self, options: Mapping) -> None:
+        unknown = sorted(set(options) - set(self.options))
+        if unknown:
+            takes = ", ".join(self.options) or "no options"
+            raise ValueError(f"method {self.name!r} does not take option(s) {unknown}; it takes {takes}")
+
+
+@dataclass(frozen=True)
+class _Rerun:
+    rule: Rule
+    pvalues: object
+    options: Mapping
+
+    def select(self, alpha: float):
+        return self.rule.run(self.pvalues, alpha=alpha, **self.options)
+
+
+# One line per rule module, in display order.  Each module defines RULE or RULES.
+_RULE_MODULES = (
+    "jecs_core.rules.paper_jecs",
+    "jecs_core.rules.jmcs",
+    "jecs_core.rules.per_model",
+)
+
+
+def _collect() -> dict[str, Rule]:
+    found: dict[str, Rule] = {}
+    for module_name in _RULE_MODULES:
+        module = importlib.import_module(module_name)
+        rules = getattr(module, "RULES", None) or (module.RULE,)
+        for rule in rules:
+            if rule.name in found:
+                raise RuntimeError(f"rule name {rule.name!r} registered twice")
+            found[rule.name] = rule
+    return found
+
+
+REGISTRY: Mapping[str, Rule] = MappingProxyType(_collect())
+METHODS: tuple[str, ...] = tuple(REGISTRY)
+# The rule used when none is named: by the CLI, compare_methods, the dashboard and the export.
+DEFAULT_METHOD = "jecs"
+
+
+def get_rule(method: str | None = None) -> Rule:
+    """The registered rule called ``method`` (``None``: :data:`DEFAULT_METHOD`)."""
+    name = DEFAULT_METHOD if method is None else method
+    if not isinstance(name, str) or name not in REGISTRY:
+        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
+    return REGISTRY[name]
+
+
+def select(pvalues, *, alpha: float, method: str | None = None, **options):
+    """Run one registered selection rule on an (n, K) p-value matrix.
+
+    Parameters
+    ----------
+    pvalues : array_like, shape (n, K) or (n,)
+        Per-model conformal p-values (see :func:`jecs_core.table_pvalues`).
+    alpha : float
+        Target global contamination rate in (0, 1).
+    method : str, optional
+        A name in :data:`METHODS`; ``None`` runs :data:`DEFAULT_METHOD`.
+    **options
+        Options of that rule (``lam``, ``knn``, ``lambda_grid``); an option the rule does
+        not take is an error.
+
+    Returns
+    -------
+    The rule's result object (``selected``, ``n_selected``, ``alpha`` and rule-specific fields).
+
+    Examples
+    --------
+    >>> import numpy as np, jecs_core as jc
+    >>> p = np.array([[0.01, 0.02], [0.9, 0.5], [0.03, 0.01], [0.6, 0.99]])
+    >>> int(jc.select(p, alpha=0.2, method="jmcs").n_selected)
+    2
+    """
+    rule = get_rule(method)
+    alpha = check_alpha(alpha)
+    rule._check_options(options)
+    return rule.run(pvalues, alpha=alpha, **options)
