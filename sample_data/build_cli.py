@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from jecs_core.cli._common import positive_int as _positive_int
+from jecs_core.cli.options import positive_int as _positive_int
 
 
 def _fraction(text: str) -> float:

@@ -24,7 +24,7 @@ from ..evaluate import (
     sweep_lambda,
     sweep_rho,
 )
-from ._common import add_table_options
+from .options import add_table_options
 
 
 def _join(values) -> str:

@@ -7,7 +7,7 @@ import argparse
 from ..compare import METHOD_LABELS, METHODS, compare_methods
 from ..data import load_scores
 from ..export import write_selection
-from ._common import add_table_options, alpha_arg, lam_arg, positive_int
+from .options import add_table_options, alpha_arg, lam_arg, positive_int
 
 
 def register(subparsers) -> None:

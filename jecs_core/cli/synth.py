@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import positive_int
+from .options import positive_int
 
 
 def register(subparsers) -> None:

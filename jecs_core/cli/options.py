@@ -1,4 +1,4 @@
-"""Argument helpers shared by the subcommands."""
+"""Public argparse types and option groups shared by every layer's subcommands."""
 
 from __future__ import annotations
 
@@ -48,3 +48,30 @@ def add_table_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="the file's scores run the other way (smaller = more member-like, e.g. raw perplexity); negate them",
     )
+
+
+def fraction_arg(text: str) -> float:
+    """A number in [0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
+
+
+def alphas_arg(text: str) -> tuple[float, ...]:
+    """A comma-separated list of alphas, each in (0, 1)."""
+    return tuple(alpha_arg(part.strip()) for part in text.split(","))
