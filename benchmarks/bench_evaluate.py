@@ -84,7 +84,7 @@ def naive_protocol(table, draws, *, alphas, lam="auto", knn=None):
 
 def paper_size_table(seed: int = 0):
     """A synthetic audit with the paper's real-data dimensions (789-item pool, K = 16)."""
-    from sample_data.scenarios import three_block
+    from jecs_core.simulate.scenarios import three_block
 
     return table_from_frame(three_block(np.random.default_rng(seed), pool_size=789, n_models=16, mu=4.0))
 

@@ -16,7 +16,7 @@ import streamlit as st
 
 from jecs_core import ScoreTable
 from jecs_core.evaluate import evaluate, sweep_k, sweep_knn, sweep_lambda, sweep_rho
-from sample_data.scenarios import three_block
+from jecs_core.simulate.scenarios import three_block
 
 RESULTS = "jecs.evaluate.results"
 

@@ -15,7 +15,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from jecs_core import compare_pvalues, conformal_pvalues, fit_envelope
-from sample_data.scenarios import copula_mixture
+from jecs_core.simulate.scenarios import copula_mixture
 
 
 def maxp_null_cdf(x, *, eta: float, c: int) -> np.ndarray:

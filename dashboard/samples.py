@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from jecs_core import ScoreTable, load_scores, table_from_frame
-from sample_data import SAMPLE_DIR, SCENARIOS, make_scenario, paper_synthetic
+from jecs_core.simulate import SCENARIOS, make_scenario, paper_synthetic
+from sample_data import SAMPLE_DIR
 
 
 @dataclass(frozen=True)

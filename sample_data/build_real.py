@@ -32,7 +32,7 @@ import pandas as pd
 
 from . import real_corpus
 from .real_finetune import LoraSettings
-from .split import three_block_split
+from jecs_core.simulate.split import three_block_split
 
 DEFAULT_CACHE_DIR = Path(".jecs_cache") / "build"
 STAGES = ("prepare", "finetune", "score", "assemble")

@@ -211,7 +211,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
 def _rho_table_factory(args: argparse.Namespace):
     """``make_table(rho)`` for the rho sweep, from the generator options."""
     import numpy as np
-    from sample_data.scenarios import three_block
+    from jecs_core.simulate.scenarios import three_block
 
     params = {
         "pool_size": _int(args.pool_size, "--pool-size"),

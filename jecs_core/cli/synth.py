@@ -41,7 +41,7 @@ def write_frame(frame, out: str) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sample_data.synthetic import paper_synthetic
+    from jecs_core.simulate.synthetic import paper_synthetic
 
     frame = paper_synthetic(
         np.random.default_rng(args.seed),

@@ -234,7 +234,7 @@ def sweep_rho(make_table: Callable[[float], object], *, rhos: Sequence[float] = 
     make_table : callable
         ``make_table(rho)`` returning a labelled table (ScoreTable or wide
         DataFrame) built with training fraction ``rho``, e.g.
-        ``lambda rho: sample_data.scenarios.three_block(np.random.default_rng(0), rho=rho)``
+        ``lambda rho: jecs_core.simulate.scenarios.three_block(np.random.default_rng(0), rho=rho)``
         (a fixed generator seed keeps the pool's scores' noise common across rho).
     rhos : sequence of float
         Training fractions in [0, 1] (the paper sweeps 0.125, 0.25, 0.5, 0.75).

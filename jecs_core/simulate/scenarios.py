@@ -249,7 +249,7 @@ def three_block(rng: np.random.Generator, *, pool_size: int = 789, n_models: int
                 clean_fraction: float = DEFAULT_CLEAN_FRACTION,
                 calibration_fraction: float = DEFAULT_CALIBRATION_FRACTION,
                 rho: float = DEFAULT_RHO, mu=4.0, correlation: float = 0.0) -> pd.DataFrame:
-    """A synthetic pool run through the paper's three-block split (see :mod:`sample_data.split`).
+    """A synthetic pool run through the paper's three-block split (see :mod:`jecs_core.simulate.split`).
 
     Defaults mirror the paper's real audits (789 items as in WikiMIA: 553 test,
     236 calibration; K = 16, ``a = b = 0.3``, ``rho = 0.125``) with the synthetic

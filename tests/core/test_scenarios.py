@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from jecs_core import conformal_pvalues, table_from_frame
-from sample_data import SCENARIOS, make_scenario
-from sample_data.scenarios import (
+from jecs_core.simulate import SCENARIOS, make_scenario
+from jecs_core.simulate.scenarios import (
     copula_mixture,
     copula_noise,
     exposure_members,

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from jecs_core import table_from_frame
-from sample_data import attach_scores, three_block_split
-from sample_data.scenarios import three_block
-from sample_data.split import block_sizes
+from jecs_core.simulate import attach_scores, three_block_split
+from jecs_core.simulate.scenarios import three_block
+from jecs_core.simulate.split import block_sizes
 
 
 @pytest.mark.parametrize(

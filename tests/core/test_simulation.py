@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from jecs_core import compare_pvalues, conformal_pvalues
-from sample_data.synthetic import paper_synthetic
+from jecs_core.simulate.synthetic import paper_synthetic
 
 ALPHAS = (0.1, 0.2, 0.3)
 REPS = 200

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 import jecs_core
 from dashboard import samples, state
-from sample_data.synthetic import wide_table
+from jecs_core.simulate.synthetic import wide_table
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 

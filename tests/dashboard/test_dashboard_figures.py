@@ -24,7 +24,7 @@ from dashboard.figures.maxp import _maxp_histogram_data
 from dashboard.figures.overlap import _overlap_data
 from dashboard.figures.stepup import _stepup_data
 from dashboard.theme import METHOD_COLORS
-from sample_data.synthetic import wide_table
+from jecs_core.simulate.synthetic import wide_table
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,8 @@ import pytest
 from jecs_core import load_scores, sweep_k, sweep_knn, sweep_lambda, sweep_rho
 from jecs_core.cli import main
 from jecs_core.evaluate import evaluate
-from sample_data.scenarios import three_block
-from sample_data.synthetic import paper_synthetic
+from jecs_core.simulate.scenarios import three_block
+from jecs_core.simulate.synthetic import paper_synthetic
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = str(REPO_ROOT / "sample_data" / "synthetic_k4.csv")

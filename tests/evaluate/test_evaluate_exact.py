@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from jecs_core import load_scores, table_from_frame
 from jecs_core.evaluate import draw_subsamples, evaluate
-from sample_data.scenarios import copula_mixture, three_block
-from sample_data.synthetic import wide_table
+from jecs_core.simulate.scenarios import copula_mixture, three_block
+from jecs_core.simulate.synthetic import wide_table
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ALPHAS = (0.05, 0.1, 0.2, 0.3, 0.5)

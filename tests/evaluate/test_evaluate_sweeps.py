@@ -10,7 +10,7 @@ import pytest
 
 from jecs_core import load_scores, sweep_k, sweep_knn, sweep_lambda, sweep_rho
 from jecs_core.evaluate import SUMMARY_COLUMNS, default_ks, evaluate, format_sweep
-from sample_data.scenarios import three_block
+from jecs_core.simulate.scenarios import three_block
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LEADING = ["parameter", "setting", "value"]
