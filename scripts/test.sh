@@ -14,5 +14,8 @@ fi
 # torch is pinned: 2.13.0 has a CPU wheel here; other versions pull GBs of CUDA packages.
 python -m pip install -q --disable-pip-version-check "torch==2.13.0" -e ".[all,test]"
 
+# The project's own lint rules ([tool.ruff] in pyproject.toml) are part of the test.
+python -m ruff check .
+
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYTHONHASHSEED=0
 python -m pytest "$@"

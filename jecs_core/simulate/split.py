@@ -37,7 +37,6 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-BLOCKS: tuple[str, ...] = ("clean", "calibration", "remainder")
 DEFAULT_CLEAN_FRACTION = 0.3
 DEFAULT_CALIBRATION_FRACTION = 0.3
 DEFAULT_RHO = 0.125

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from jecs_core import compare_methods, load_scores
-from jecs_core.cli import main
+from jecs_cli import main
 
 SAMPLE = "sample_data/synthetic_k4.csv"
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from jecs_core import load_scores, sweep_k, sweep_knn, sweep_lambda, sweep_rho
-from jecs_core.cli import main
+from jecs_cli import main
 from jecs_core.evaluate import evaluate
 from jecs_core.simulate.scenarios import three_block
 from jecs_core.simulate.synthetic import paper_synthetic
