@@ -5,7 +5,7 @@ These make score tables for the evaluator, the validity study, the dashboard's
 scenario samples and the Learn page; they need nothing beyond numpy / scipy / pandas.
 """
 
-from .scenarios import SCENARIOS, Scenario, make_scenario
+from .catalog import SCENARIOS, Scenario, make_scenario
 from .split import attach_scores, three_block_split
 from .synthetic import paper_synthetic, wide_table
 

@@ -8,21 +8,20 @@ scenarios differ in who is a member of what and in how ``e`` depends across
 models.  Calibration items are members of every model and get the same noise
 model as the test items, so each model's conformal p-values stay valid.
 
-:data:`SCENARIOS` maps a name to ``(description, generator)`` for listings
-(the dashboard); :func:`make_scenario` runs one by name.
+The catalogue of named scenarios (:data:`jecs_core.simulate.catalog.SCENARIOS`)
+lists them for the dashboard and the evaluator.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
 from .split import DEFAULT_CALIBRATION_FRACTION, DEFAULT_CLEAN_FRACTION, DEFAULT_RHO, three_block_split
-from .synthetic import paper_synthetic, wide_table
+from .synthetic import wide_table
 
 Noise = Callable[[np.random.Generator, tuple[int, int]], np.ndarray]
 
@@ -280,47 +279,3 @@ def three_block(rng: np.random.Generator, *, pool_size: int = 789, n_models: int
         [f"i{i}" for i in range(pool_size)], models=n_models, rng=rng, clean_fraction=clean_fraction,
         calibration_fraction=calibration_fraction, rho=rho, scores=simulate,
     )
-
-
-# --------------------------------------------------------------------------- registry
-
-class Scenario(NamedTuple):
-    """A registry entry: a one-line description and the generator ``fn(rng, **params)``."""
-
-    description: str
-    generate: Callable[..., pd.DataFrame]
-
-
-SCENARIOS: dict[str, Scenario] = {
-    "paper": Scenario(
-        "Paper synthetic setup: 1200 items, K=4, 30% calibration, members Bernoulli(0.3), T = 4M + N(0,1).",
-        paper_synthetic,
-    ),
-    "shared_latent": Scenario(
-        "Paper setup with a shared per-item latent: noise correlation r across models (default 0.5).",
-        shared_latent,
-    ),
-    "copula_mixture": Scenario(
-        "Paper setup with copula eta*comonotone + (1-eta)*independent (default eta 0.5): max-p null CDF eta*x + (1-eta)*x^c.",
-        copula_mixture,
-    ),
-    "heterogeneous_exposure": Scenario(
-        "Contaminated items sit in c = 1..K models' training data (c uniform by default); 24% jointly pure.",
-        heterogeneous_exposure,
-    ),
-    "heterogeneous_strength": Scenario(
-        "Paper setup with a different signal mu_k per model (default 1.5 to 4): weak and strong detectors mixed.",
-        heterogeneous_strength,
-    ),
-    "three_block": Scenario(
-        "Paper's three-block split (clean a=0.3 / calibration b=0.3 / remainder, rho=0.125) on a 789-item pool, K=16, mu=4.",
-        three_block,
-    ),
-}
-
-
-def make_scenario(name: str, rng: np.random.Generator, **params) -> pd.DataFrame:
-    """Run the scenario ``name`` of :data:`SCENARIOS` with keyword ``params``."""
-    if name not in SCENARIOS:
-        raise ValueError(f"scenario must be one of {sorted(SCENARIOS)}, got {name!r}")
-    return SCENARIOS[name].generate(rng, **params)
