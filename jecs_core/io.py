@@ -1,0 +1,348 @@
+"""Every table reader and writer of the project, once.
+
+* :func:`read_table` / :func:`read_table_bytes` read CSV or Parquet (never pickle). Column
+  names are taken exactly as written: a duplicate or empty header is refused, never renamed
+  (pandas would silently turn a second ``score_a`` into ``score_a.1``).
+* :func:`write_table` and :func:`write_files_atomic` write through a temporary file in the
+  target's directory and ``os.replace``, so a reader never sees half a file, and a pair of
+  files is written both or neither.
+* :func:`spreadsheet_safe` neutralises text cells a spreadsheet would run as a formula.
+* :func:`file_sha256`, :func:`parse_name_path` and :func:`pivot_scores` are the single copies
+  of helpers the CLI, scoring, the build pipeline and the dashboard share.
+
+Every error is a :class:`ScoreTableError` (a ``ValueError``) whose message is one line that
+starts with the file name.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import os
+import tempfile
+import warnings
+from collections.abc import Callable, Mapping
+from pathlib import Path, PurePath
+
+import numpy as np
+import pandas as pd
+
+# The long layout of a score table (one row per item and model; see jecs_core.data).
+LONG_TABLE_COLUMNS = ("item_id", "split", "model", "score")
+# The "all scores" table the scoring engine writes: every detection score of every model.
+ALL_SCORES_COLUMNS = ("item_id", "model", "score_name", "value")
+
+CSV_SUFFIXES = (".csv",)
+PARQUET_SUFFIXES = (".parquet", ".pq")
+WRITE_SUFFIXES = (".csv", ".parquet")
+# Text cells starting with one of these are run as formulas by spreadsheets (OWASP "CSV injection").
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+# Pandas' default NA strings; item_id is read without them so an id such as "NA" or "null" stays an id.
+_NA_STRINGS = sorted(pd._libs.parsers.STR_NA_VALUES)
+
+
+class ScoreTableError(ValueError):
+    """A table that cannot be read or breaks the data contract; the message names file, column and rows."""
+
+
+def _one_line(text) -> str:
+    return " ".join(str(text).split())
+
+
+def file_sha256(path: str | Path) -> str:
+    """SHA-256 hex digest of a file's bytes, read in 1 MiB chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def parse_name_path(spec: str, *, what: str = "NAME=PATH") -> tuple[str, str]:
+    """Split ``"NAME=PATH"`` at the first ``=``; both parts must be non-empty (whitespace stripped).
+
+    Raises
+    ------
+    ValueError
+        Naming ``what`` (e.g. ``"--model"``) and the text given.
+    """
+    if not isinstance(spec, str):
+        raise ValueError(f"{what}: expected NAME=PATH, got {spec!r}")
+    name, sep, path = spec.partition("=")
+    name, path = name.strip(), path.strip()
+    if not sep or not name or not path:
+        raise ValueError(f"{what}: expected NAME=PATH, got {spec!r}")
+    return name, path
+
+
+def check_header(names, source: str) -> list[str]:
+    """Refuse duplicate, empty or non-text column names (nothing is renamed); return them as a list."""
+    names = list(names)
+    bad = [n for n in names if not isinstance(n, str)]
+    if bad:
+        raise ScoreTableError(f"{source}: column name {bad[0]!r} is not text; name every column with a string")
+    empty = [i + 1 for i, n in enumerate(names) if not n.strip()]
+    if empty:
+        raise ScoreTableError(f"{source}: column {empty[0]} has an empty header; name every column")
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names):
+        if name in seen:
+            raise ScoreTableError(
+                f"{source}: column {name!r} appears twice (columns {seen[name] + 1} and {i + 1}); column names must be unique"
+            )
+        seen[name] = i
+    return names
+
+
+def _csv_header(stream, source: str) -> list[str]:
+    try:
+        row = next(csv.reader(stream), None)
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise ScoreTableError(f"{source}: could not read the CSV header ({exc.__class__.__name__}: {_one_line(exc)})") from None
+    if row is None:
+        raise ScoreTableError(f"{source}: the file is empty")
+    return check_header(row, source)
+
+
+def _read_csv(handle, header: list[str], source: str) -> pd.DataFrame:
+    na = {name: _NA_STRINGS for name in header if name != "item_id"}
+    try:
+        with warnings.catch_warnings():
+            # A row longer than the header would be cut silently; make it an error instead.
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(handle, dtype={"item_id": str} if "item_id" in header else None,
+                                keep_default_na=False, na_values=na, index_col=False, encoding="utf-8-sig")
+    except pd.errors.EmptyDataError:
+        raise ScoreTableError(f"{source}: the file is empty") from None
+    except pd.errors.ParserWarning:
+        raise ScoreTableError(f"{source}: a data row has more fields than the header's {len(header)}; "
+                              "quote text that holds commas") from None
+    except Exception as exc:  # the parser raises many types for malformed input
+        raise ScoreTableError(f"{source}: could not be read as CSV ({exc.__class__.__name__}: {_one_line(exc)})") from None
+    if list(frame.columns) != header:  # never let the parser rename a column behind our back
+        raise ScoreTableError(f"{source}: the CSV header could not be read exactly as written")
+    return frame
+
+
+def _read_parquet(handle, source: str) -> pd.DataFrame:
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(handle)
+        check_header(parquet.schema_arrow.names, source)  # before reading: pyarrow fails on duplicates
+        arrow = parquet.read()
+    except ScoreTableError:
+        raise
+    except Exception as exc:
+        raise ScoreTableError(f"{source}: could not be read as Parquet ({exc.__class__.__name__}: {_one_line(exc)})") from None
+    try:
+        frame = arrow.to_pandas()
+    except Exception as exc:
+        raise ScoreTableError(f"{source}: could not convert the Parquet columns ({exc.__class__.__name__}: {_one_line(exc)})") from None
+    if frame.index.names != [None]:  # a stored, named pandas index is data: bring it back as columns
+        frame = frame.reset_index()
+    frame = frame.reset_index(drop=True)
+    check_header(frame.columns, source)
+    return frame
+
+
+def _kind(name: str, source: str) -> str:
+    suffix = PurePath(name).suffix.lower()
+    if suffix in CSV_SUFFIXES or suffix in (".txt", ""):
+        return "csv"
+    if suffix in PARQUET_SUFFIXES:
+        return "parquet"
+    raise ScoreTableError(f"{source}: unsupported file type '{suffix}', expected .csv or .parquet")
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """Read a ``.csv`` or ``.parquet`` file (by extension) into a DataFrame, column names exactly as written.
+
+    ``item_id`` is read as text, and pandas' NA strings ("NA", "null", ...) are not applied to it.
+    Anything else is typed by the parser. Parquet is read through pyarrow; nothing is unpickled.
+
+    Raises
+    ------
+    ScoreTableError
+        One line naming the file: missing, a directory, an unknown extension, unreadable,
+        or a duplicate / empty column name.
+    """
+    path = Path(path)
+    source = str(path)
+    if not path.exists():
+        raise ScoreTableError(f"{source}: file not found")
+    if path.is_dir():
+        raise ScoreTableError(f"{source}: is a directory, expected a .csv or .parquet file")
+    kind = _kind(path.name, source)
+    try:
+        if kind == "parquet":
+            return _read_parquet(str(path), source)
+        with open(path, encoding="utf-8-sig", newline="") as stream:
+            header = _csv_header(stream, source)
+        return _read_csv(path, header, source)
+    except OSError as exc:
+        raise ScoreTableError(f"{source}: could not be read ({exc.__class__.__name__}: {_one_line(exc.strerror or exc)})") from None
+
+
+def read_table_bytes(data: bytes, name: str) -> pd.DataFrame:
+    """:func:`read_table` for uploaded bytes; ``name``'s extension picks the parser and names the file in errors."""
+    source = str(name)
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise ScoreTableError(f"{source}: expected the file's bytes, got {type(data).__name__}")
+    kind = _kind(source, source)
+    if len(data) == 0:
+        raise ScoreTableError(f"{source}: the file is empty")
+    if kind == "parquet":
+        import pyarrow as pa
+
+        return _read_parquet(pa.BufferReader(bytes(data)), source)
+    header = _csv_header(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline=""), source)
+    return _read_csv(io.BytesIO(data), header, source)
+
+
+def _numeric_text(values: np.ndarray) -> np.ndarray:
+    """True where a string is a plain number ("-1.5", "+3e2"): a spreadsheet reads it as a number, not a formula."""
+    out = np.zeros(len(values), dtype=bool)
+    for i, text in enumerate(values):
+        try:
+            float(text)
+            out[i] = text == text.strip()
+        except ValueError:
+            pass
+    return out
+
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` whose text cells cannot run as spreadsheet formulas.
+
+    A text cell (or column name) that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+    return gets a single quote in front (``=HYPERLINK(...)`` -> ``'=HYPERLINK(...)``), as OWASP
+    recommends for CSV exports; spreadsheets show the quote-prefixed text as text. A cell that is
+    a plain number written as text (``-1.5``) is left alone: a spreadsheet reads it as a number.
+    Numeric, boolean and missing cells are untouched. Only columns holding text are scanned, so
+    the cost is one vectorised ``startswith`` per text column.
+    """
+    out = frame.copy(deep=False)
+    for column in out.columns:
+        series = out[column]
+        if not (pd.api.types.is_object_dtype(series.dtype) or pd.api.types.is_string_dtype(series.dtype)):
+            continue
+        hit = series.str.startswith(FORMULA_PREFIXES).fillna(False).to_numpy(dtype=bool)
+        if not hit.any():
+            continue
+        rows = np.flatnonzero(hit)
+        texts = series.to_numpy(dtype=object)[rows]
+        rows = rows[~_numeric_text(texts)]
+        if len(rows):
+            values = series.to_numpy(dtype=object).copy()
+            values[rows] = ["'" + str(v) for v in values[rows]]
+            out[column] = pd.Series(values, index=out.index, dtype=object)
+    out.columns = [("'" + c) if isinstance(c, str) and c.startswith(FORMULA_PREFIXES) else c for c in out.columns]
+    return out
+
+
+_neutralise = spreadsheet_safe  # write_table's keyword of the same name shadows the function
+
+
+def check_output_path(path: str | Path, *, suffixes=WRITE_SUFFIXES, inputs=(), what: str = "out") -> Path:
+    """Refuse an output path with another extension, that is a directory, or that is one of ``inputs``.
+
+    Paths are compared after resolving symlinks, so ``--out link-to-input.csv`` is caught too.
+    """
+    path = Path(path)
+    if path.suffix.lower() not in suffixes:
+        raise ValueError(f"{what}: {path} must end in {' or '.join(suffixes)}")
+    if path.is_dir():
+        raise ValueError(f"{what}: {path} is a directory; name a file")
+    if not path.parent.is_dir():
+        raise ValueError(f"{what}: directory {path.parent} does not exist")
+    resolved = path.resolve()
+    for source in inputs:
+        if source is not None and Path(source).exists() and Path(source).resolve() == resolved:
+            raise ValueError(f"{what}: {path} is the input file {source}; write the output somewhere else")
+    return path
+
+
+def write_files_atomic(writers: Mapping[str | Path, Callable[[Path], None]]) -> list[Path]:
+    """Write several files both-or-neither: each writer fills a temporary file, then all are renamed.
+
+    ``writers`` maps each target path to ``writer(temporary_path)``. If any writer fails, no
+    target is touched. The temporary files live in the targets' directories (same file
+    system), so each rename is atomic.
+    """
+    temps: list[tuple[Path, Path]] = []
+    try:
+        for target, writer in writers.items():
+            target = Path(target)
+            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+            os.close(fd)
+            temps.append((Path(name), target))
+            writer(Path(name))
+        renamed: list[Path] = []
+        try:
+            for temp, target in temps:
+                os.replace(temp, target)
+                renamed.append(target)
+        except OSError:
+            for target in renamed:  # neither: take back what was already renamed
+                target.unlink(missing_ok=True)
+            raise
+        return [target for _, target in temps]
+    finally:
+        for temp, _ in temps:
+            temp.unlink(missing_ok=True)
+
+
+def write_table(frame: pd.DataFrame, path: str | Path, *, spreadsheet_safe: bool = True, inputs=()) -> Path:
+    """Write ``frame`` to ``.csv`` or ``.parquet`` (by extension) atomically, without the index.
+
+    CSV cells are neutralised with :func:`spreadsheet_safe` unless ``spreadsheet_safe=False``;
+    Parquet keeps typed values as they are. ``inputs`` lists paths the output must not overwrite.
+    """
+    path = check_output_path(path, inputs=inputs)
+    as_csv = path.suffix.lower() == ".csv"
+    data = _neutralise(frame) if (as_csv and spreadsheet_safe) else frame
+
+    def _write(temp: Path) -> None:
+        if as_csv:
+            data.to_csv(temp, index=False)
+        else:
+            data.to_parquet(temp, index=False)
+
+    write_files_atomic({path: _write})
+    return path
+
+
+def pivot_scores(long: pd.DataFrame, score_name: str, *, item_ids=None, models=None) -> pd.DataFrame:
+    """One detection score of an all-scores table (:data:`ALL_SCORES_COLUMNS`) as ``score_<model>`` columns.
+
+    Parameters
+    ----------
+    long : pandas.DataFrame
+        ``item_id, model, score_name, value``.
+    score_name : str
+        The score to pick (e.g. ``"minkpp"``).
+    item_ids : array_like, optional
+        Row order of the result (default: first appearance in ``long``); ids without a value get NaN.
+    models : sequence of str, optional
+        Column order (default: first appearance in ``long``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per id (a RangeIndex), one ``score_<model>`` column per model.
+    """
+    missing = [c for c in ALL_SCORES_COLUMNS if c not in long.columns]
+    if missing:
+        raise ValueError(f"long: missing column(s) {missing}; expected {list(ALL_SCORES_COLUMNS)}")
+    chosen = long[long["score_name"] == score_name]
+    if chosen.empty:
+        raise ValueError(f"score_name: no rows with score_name {score_name!r}; found {sorted(map(str, long['score_name'].unique()))}")
+    models = list(dict.fromkeys(chosen["model"])) if models is None else list(models)
+    item_ids = pd.unique(chosen["item_id"]) if item_ids is None else np.asarray(item_ids)
+    if chosen.duplicated(["item_id", "model"]).any():
+        raise ValueError(f"long: more than one {score_name!r} value for some (item_id, model) pair")
+    wide = chosen.pivot(index="item_id", columns="model", values="value")
+    return pd.DataFrame({f"score_{m}": (wide[m].reindex(item_ids).to_numpy() if m in wide.columns else np.nan)
+                         for m in models}, index=pd.RangeIndex(len(item_ids)))

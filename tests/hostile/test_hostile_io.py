@@ -1,0 +1,179 @@
+"""jecs_core.io: the one reader / writer: exact headers, one-line errors, atomic and spreadsheet-safe writes."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from jecs_core.io import (
+    ScoreTableError,
+    file_sha256,
+    parse_name_path,
+    pivot_scores,
+    read_table,
+    read_table_bytes,
+    spreadsheet_safe,
+    write_files_atomic,
+    write_table,
+)
+
+
+def test_duplicate_csv_header_is_refused_not_renamed(tmp_path):
+    path = tmp_path / "dup.csv"
+    path.write_text("item_id,split,score_m1,score_m1\na,test,1,2\n")
+    with pytest.raises(ScoreTableError) as info:
+        read_table(path)
+    assert str(info.value) == f"{path}: column 'score_m1' appears twice (columns 3 and 4); column names must be unique"
+
+
+def test_second_item_id_column_is_refused(tmp_path):
+    data = b"item_id,split,item_id,score_a\na,test,b,1\n"
+    with pytest.raises(ScoreTableError, match=r"^up.csv: column 'item_id' appears twice \(columns 1 and 3\)"):
+        read_table_bytes(data, "up.csv")
+
+
+def test_empty_header_is_refused(tmp_path):
+    with pytest.raises(ScoreTableError, match=r"^u.csv: column 2 has an empty header; name every column$"):
+        read_table_bytes(b"item_id,,score_a\na,test,1\n", "u.csv")
+
+
+def test_row_longer_than_header_is_an_error_not_an_index():
+    with pytest.raises(ScoreTableError, match=r"^u.csv: a data row has more fields than the header's 2"):
+        read_table_bytes(b"item_id,split\n1,test,3\n", "u.csv")
+
+
+def test_na_like_ids_stay_ids_and_bom_is_stripped():
+    frame = read_table_bytes("\ufeffitem_id,split,score_a\nNA,test,1\nnull,calibration,NA\n".encode(), "u.csv")
+    assert list(frame.columns) == ["item_id", "split", "score_a"]
+    assert list(frame["item_id"]) == ["NA", "null"]
+    assert frame["score_a"].isna().tolist() == [False, True]
+
+
+def test_duplicate_parquet_columns_are_refused(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "d.parquet"
+    pq.write_table(pa.table([pa.array([1.0]), pa.array([2.0])], names=["score_a", "score_a"]), path)
+    with pytest.raises(ScoreTableError, match=r"column 'score_a' appears twice"):
+        read_table(path)
+
+
+def test_named_parquet_index_comes_back_as_a_column(tmp_path):
+    frame = pd.DataFrame({"score_a": [1.0, 2.0]}, index=pd.Index(["x", "y"], name="item_id"))
+    frame.to_parquet(tmp_path / "q.parquet")
+    back = read_table(tmp_path / "q.parquet")
+    assert list(back.columns) == ["item_id", "score_a"] and list(back["item_id"]) == ["x", "y"]
+    assert read_table_bytes((tmp_path / "q.parquet").read_bytes(), "q.parquet").equals(back)
+
+
+@pytest.mark.parametrize(
+    "name, data, message",
+    [
+        ("x.pkl", b"\x80\x04", "x.pkl: unsupported file type '.pkl', expected .csv or .parquet"),
+        ("x.csv", b"", "x.csv: the file is empty"),
+        ("x.parquet", b"not parquet", "x.parquet: could not be read as Parquet"),
+        ("x.csv", b"\xff\xfe\x00bad", "x.csv: could not read the CSV header"),
+    ],
+)
+def test_unreadable_bytes_give_one_line(name, data, message):
+    with pytest.raises(ScoreTableError) as info:
+        read_table_bytes(data, name)
+    assert str(info.value).startswith(message) and "\n" not in str(info.value)
+
+
+def test_missing_file_and_directory(tmp_path):
+    with pytest.raises(ScoreTableError, match="nope.csv: file not found"):
+        read_table(tmp_path / "nope.csv")
+    with pytest.raises(ScoreTableError, match="is a directory"):
+        read_table(tmp_path)
+
+
+def test_spreadsheet_safe_neutralises_formula_cells_only():
+    frame = pd.DataFrame(
+        {
+            "item_id": ["=HYPERLINK(\"http://x\",\"y\")", "+1+2", "-3", "@SUM(A1)", "\tcmd", "\rcmd", "plain", "-1+2"],
+            "score": [-1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
+        }
+    )
+    frame["=head"] = 1
+    safe = spreadsheet_safe(frame)
+    assert list(safe["item_id"]) == [
+        "'=HYPERLINK(\"http://x\",\"y\")", "'+1+2", "-3", "'@SUM(A1)", "'\tcmd", "'\rcmd", "plain", "'-1+2"
+    ]
+    assert safe["score"].tolist() == frame["score"].tolist() and safe["score"].dtype == frame["score"].dtype
+    assert list(safe.columns) == ["item_id", "score", "'=head"]
+    assert frame["item_id"].iloc[0].startswith("=")  # the input is not modified
+
+
+def test_write_table_is_safe_by_default_and_raw_on_request(tmp_path):
+    frame = pd.DataFrame({"item_id": ["=1+1", "a"], "v": [1, 2]})
+    write_table(frame, tmp_path / "s.csv")
+    assert (tmp_path / "s.csv").read_text() == "item_id,v\n'=1+1,1\na,2\n"
+    write_table(frame, tmp_path / "r.csv", spreadsheet_safe=False)
+    assert (tmp_path / "r.csv").read_text() == "item_id,v\n=1+1,1\na,2\n"
+    write_table(frame, tmp_path / "r.parquet")
+    assert pd.read_parquet(tmp_path / "r.parquet").equals(frame)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "r.parquet", "s.csv"]
+
+
+@pytest.mark.parametrize("name, message", [("r.xlsx", "must end in .csv or .parquet"), ("sub", "must end in")])
+def test_write_table_refuses_bad_paths(tmp_path, name, message):
+    with pytest.raises(ValueError, match=message):
+        write_table(pd.DataFrame({"a": [1]}), tmp_path / name)
+
+
+def test_write_table_refuses_directory_and_input(tmp_path):
+    (tmp_path / "d.csv").mkdir()
+    with pytest.raises(ValueError, match=r"d.csv is a directory"):
+        write_table(pd.DataFrame({"a": [1]}), tmp_path / "d.csv")
+    src = tmp_path / "in.csv"
+    src.write_text("a\n1\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(src)
+    with pytest.raises(ValueError, match=r"is the input file"):
+        write_table(pd.DataFrame({"a": [2]}), link, inputs=[src])
+    assert src.read_text() == "a\n1\n"
+
+
+def test_write_files_atomic_both_or_neither(tmp_path):
+    def boom(path):
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        write_files_atomic({tmp_path / "a.csv": lambda p: p.write_text("x"), tmp_path / "a.json": boom})
+    assert list(tmp_path.iterdir()) == []
+    write_files_atomic({tmp_path / "a.csv": lambda p: p.write_text("x"), tmp_path / "a.json": lambda p: p.write_text("{}")})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "a.json"]
+
+
+def test_file_sha256(tmp_path):
+    import hashlib
+
+    (tmp_path / "f").write_bytes(b"abc" * 1000)
+    assert file_sha256(tmp_path / "f") == hashlib.sha256(b"abc" * 1000).hexdigest()
+
+
+@pytest.mark.parametrize("spec, parsed", [("a=b", ("a", "b")), (" a = dir/x=y ", ("a", "dir/x=y"))])
+def test_parse_name_path(spec, parsed):
+    assert parse_name_path(spec) == parsed
+
+
+@pytest.mark.parametrize("spec", ["ab", "=b", "a=", " = "])
+def test_parse_name_path_errors(spec):
+    with pytest.raises(ValueError, match=r"^--model: expected NAME=PATH, got"):
+        parse_name_path(spec, what="--model")
+
+
+def test_pivot_scores_matches_a_loop():
+    long = pd.DataFrame(
+        {"item_id": ["a", "a", "b", "b", "a"], "model": ["m", "n", "m", "n", "m"], "score_name": ["s", "s", "s", "s", "t"],
+         "value": [1.0, 2.0, 3.0, 4.0, 9.0]}
+    )
+    wide = pivot_scores(long, "s", item_ids=["b", "a", "c"])
+    assert list(wide.columns) == ["score_m", "score_n"]
+    assert wide["score_m"].tolist()[:2] == [3.0, 1.0] and wide["score_n"].tolist()[:2] == [4.0, 2.0]
+    assert wide.iloc[2].isna().all()
+    assert pivot_scores(long, "t")["score_m"].tolist() == [9.0] and pivot_scores(long, "t", models=["n"]).isna().all().all()
+    with pytest.raises(ValueError, match="no rows with score_name 'u'"):
+        pivot_scores(long, "u")
