@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..compare import METHODS
 from ..data import load_scores
 from ..envelope import DEFAULT_LAMBDA_GRID
 from ..evaluate import (
@@ -19,11 +18,13 @@ from ..evaluate import (
     evaluate,
     format_evaluation,
     format_sweep,
+    methods_taking,
     sweep_k,
     sweep_knn,
     sweep_lambda,
     sweep_rho,
 )
+from ..rules import METHODS
 from .options import add_table_options
 
 
@@ -110,9 +111,10 @@ def _add_run_options(parser: argparse.ArgumentParser, *, alphas: str, methods: s
     parser.add_argument("--alphas", default=alphas, help=f"comma-separated target levels in (0, 1) (default {alphas})")
     parser.add_argument("--reps", default="500", help="Monte-Carlo repetitions (default 500, as in the paper)")
     parser.add_argument("--seed", default="0", help="seed of the subsample draws (default 0); results do not depend on --workers")
-    parser.add_argument("--methods", default=methods, help=f"comma-separated subset of {','.join(METHODS)} (default {methods})")
+    parser.add_argument("--methods", "--method", dest="methods", default=methods,
+                        help=f"comma-separated registered rules, any of {','.join(METHODS)} (default {methods})")
     parser.add_argument("--draw-fraction", default="0.8", help="share of calibration and of test items drawn per repetition (default 0.8)")
-    parser.add_argument("--workers", default=None, help="threads (default: every core)")
+    parser.add_argument("--workers", default=None, help="threads (default: every core); the numbers do not depend on it")
     parser.add_argument("--out", default=None, help="write the tidy results (one row per setting x method x alpha) to this .csv or .parquet")
     parser.add_argument("--digits", default="3", help="decimals printed for means and standard errors (default 3)")
 
@@ -126,13 +128,20 @@ def _add_jecs_options(parser: argparse.ArgumentParser, *, lam: bool = True, knn:
 
 
 def register(subparsers) -> None:
+    """Add ``evaluate`` and ``sweep`` (with its four kinds) to ``subparsers``."""
+    _register_evaluate(subparsers)
+    _register_sweeps(subparsers)
+
+
+def _register_evaluate(subparsers) -> None:
     parser = subparsers.add_parser(
         "evaluate",
-        help="Monte-Carlo GCP and power of every method on a labelled score table",
+        help="Monte-Carlo GCP and power of every registered rule on a labelled score table",
         description="Repeat the paper's protocol on a labelled score table (member_<model> columns): each repetition "
-        "draws 80%% of the calibration and 80%% of the test items without replacement and runs JECS, JMCS, union and "
-        "intersection at every alpha. Prints mean GCP and power with standard errors (std/sqrt(reps), ddof=1); "
-        "a dagger marks a mean GCP above its alpha.",
+        "draws 80%% of the calibration and 80%% of the test items without replacement and runs the chosen rules at "
+        "every alpha. Prints mean GCP and power with standard errors (std/sqrt(reps), ddof=1); a dagger marks a mean "
+        "GCP above its alpha. Those standard errors cover subsampling noise on this one table only; --twin adds the "
+        "unconditional estimate over fresh synthetic tables matched to this audit.",
     )
     add_table_options(parser)
     _add_run_options(parser, alphas="0.1,0.2,0.3", methods=",".join(METHODS))
@@ -140,6 +149,8 @@ def register(subparsers) -> None:
     parser.add_argument("--per-rep-out", default=None, help="also write every repetition's GCP, power and selection size (.csv)")
     parser.set_defaults(handler=run_evaluate)
 
+
+def _register_sweeps(subparsers) -> None:
     sweep = subparsers.add_parser(
         "sweep",
         help="sensitivity sweeps of GCP and power: lambda, knn, k (models) or rho (training fraction)",
@@ -156,7 +167,7 @@ def register(subparsers) -> None:
     lam.add_argument("--lambdas", default=_join(DEFAULT_SWEEP_LAMBDAS), help="fixed lambdas (default %(default)s)")
     lam.add_argument("--no-auto", action="store_true", help="leave out the data-driven lambda")
     _add_jecs_options(lam, lam=False)
-    _add_run_options(lam, alphas="0.1", methods="jecs,jmcs")
+    _add_run_options(lam, alphas="0.1", methods=",".join(methods_taking("lam")))
     lam.set_defaults(handler=run_sweep)
 
     knn = kinds.add_parser("knn", help="kNN size k_n of the boundary density",
@@ -164,7 +175,7 @@ def register(subparsers) -> None:
     add_table_options(knn)
     knn.add_argument("--knns", default=_join(DEFAULT_SWEEP_KNNS), help="kNN sizes, 'auto' allowed (default %(default)s)")
     _add_jecs_options(knn, knn=False)
-    _add_run_options(knn, alphas="0.1", methods="jecs,jmcs")
+    _add_run_options(knn, alphas="0.1", methods=",".join(methods_taking("knn")))
     knn.set_defaults(handler=run_sweep)
 
     models = kinds.add_parser("k", help="number of audited models K (the table's first K models)",
@@ -175,6 +186,10 @@ def register(subparsers) -> None:
     _add_run_options(models, alphas="0.1", methods=",".join(METHODS))
     models.set_defaults(handler=run_sweep)
 
+    _register_rho(kinds)
+
+
+def _register_rho(kinds) -> None:
     rho = kinds.add_parser(
         "rho", help="training fraction rho of the three-block split (synthetic pool)",
         description="For each rho, build a synthetic audit with the paper's three-block split (clean block a, "
@@ -211,6 +226,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
 def _rho_table_factory(args: argparse.Namespace):
     """``make_table(rho)`` for the rho sweep, from the generator options."""
     import numpy as np
+
     from jecs_core.simulate.scenarios import three_block
 
     params = {

@@ -1,18 +1,23 @@
-"""Evaluation engine: the paper's Monte-Carlo protocol and its sensitivity sweeps.
+"""Evaluation engine: the paper's Monte-Carlo protocol, its sensitivity sweeps, and the twin estimate.
 
 * :func:`evaluate` repeats the protocol (80% subsamples of calibration and test,
   500 repetitions by default) and reports mean GCP and power with standard
-  errors for JECS, JMCS, union and intersection at every alpha.
+  errors for any registered rules at every alpha.  Its standard errors cover
+  subsampling noise on the one table only.
 * :func:`sweep_lambda`, :func:`sweep_knn`, :func:`sweep_k`, :func:`sweep_rho`
-  repeat it over a JECS option, the number of models or the training fraction.
+  repeat it over a shared rule option, the number of models or the training fraction.
 * :func:`format_evaluation` / :func:`format_sweep` render the paper-style text tables.
+
+Every rule runs through one generic per-repetition path; the batched kernels in
+:data:`ACCELERATORS` are optional and checked bit-identical to it.
 """
 
+from ._params import RuleOptions, methods_taking, rule_options
+from .accelerators import ACCELERATORS
 from .draws import DEFAULT_DRAW_FRACTION, DrawPlan, Draws, draw_plan, draw_subsamples
-from .kernels import JECSSettings
-from .montecarlo import DEFAULT_ALPHAS, DEFAULT_REPS, Evaluation, evaluate, jecs_settings
+from .montecarlo import DEFAULT_ALPHAS, DEFAULT_REPS, Evaluation, evaluate
 from .report import format_evaluation, format_sweep
-from .summary import SE_DDOF, SUMMARY_COLUMNS
+from .summary import SE_DDOF, SE_SCOPE_NOTE, SUMMARY_COLUMNS
 from .sweeps import (
     DEFAULT_SWEEP_ALPHAS,
     DEFAULT_SWEEP_KNNS,
@@ -27,9 +32,9 @@ from .sweeps import (
 )
 
 __all__ = [
-    "DEFAULT_ALPHAS", "DEFAULT_DRAW_FRACTION", "DEFAULT_REPS", "SE_DDOF", "SUMMARY_COLUMNS",
-    "DEFAULT_SWEEP_ALPHAS", "DEFAULT_SWEEP_KNNS", "DEFAULT_SWEEP_LAMBDAS", "DEFAULT_SWEEP_RHOS",
-    "DrawPlan", "Draws", "Evaluation", "JECSSettings",
-    "default_ks", "draw_plan", "draw_subsamples", "evaluate", "format_evaluation", "format_sweep", "jecs_settings",
-    "sweep_k", "sweep_knn", "sweep_lambda", "sweep_rho", "sweep_tables",
+    "ACCELERATORS", "DEFAULT_ALPHAS", "DEFAULT_DRAW_FRACTION", "DEFAULT_REPS", "SE_DDOF", "SE_SCOPE_NOTE",
+    "SUMMARY_COLUMNS", "DEFAULT_SWEEP_ALPHAS", "DEFAULT_SWEEP_KNNS", "DEFAULT_SWEEP_LAMBDAS", "DEFAULT_SWEEP_RHOS",
+    "DrawPlan", "Draws", "Evaluation", "RuleOptions",
+    "default_ks", "draw_plan", "draw_subsamples", "evaluate", "format_evaluation", "format_sweep", "methods_taking",
+    "rule_options", "sweep_k", "sweep_knn", "sweep_lambda", "sweep_rho", "sweep_tables",
 ]

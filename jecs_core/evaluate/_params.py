@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import numbers
 import os
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from .._validation import check_alpha, check_positive_int
-from ..compare import METHODS
 from ..data import ScoreTable, table_from_frame
-from ..envelope import _check_knn, _check_lambda
+from ..envelope import DEFAULT_LAMBDA_GRID, _check_knn, _check_lambda
+from ..rules import METHODS, REGISTRY
 
 
 def check_alphas(alphas, name: str = "alphas") -> tuple[float, ...]:
@@ -27,8 +28,8 @@ def check_reps(reps) -> int:
 
 
 def check_methods(methods) -> tuple[str, ...]:
-    """Known method names, de-duplicated, in the canonical order of :data:`jecs_core.METHODS`."""
-    chosen = (methods,) if isinstance(methods, str) else tuple(methods)
+    """Registered method names, de-duplicated, in registry order; ``None`` is every registered rule."""
+    chosen = METHODS if methods is None else (methods,) if isinstance(methods, str) else tuple(methods)
     unknown = [m for m in chosen if m not in METHODS]
     if unknown or not chosen:
         raise ValueError(f"methods must be a non-empty subset of {list(METHODS)}, got {list(chosen)}")
@@ -88,3 +89,41 @@ def labelled_table(table) -> ScoreTable:
     if not np.all(np.isfinite(table.test)) or not np.all(np.isfinite(table.calibration)):
         raise ValueError("table: scores must be finite")
     return table
+
+
+@dataclass(frozen=True)
+class RuleOptions:
+    """One setting of the shared rule options (each rule takes the ones it accepts).
+
+    Attributes
+    ----------
+    lam : "auto" or float
+        Data-driven lambda over ``lambda_grid`` or a fixed one.
+    knn : int or None
+        kNN size; ``None`` is the rule's default (``ceil(sqrt(m_R))`` for the paper's JECS).
+    lambda_grid : tuple of float
+        Candidates for ``lam="auto"``.
+    """
+
+    lam: str | float = "auto"
+    knn: int | None = None
+    lambda_grid: tuple[float, ...] = DEFAULT_LAMBDA_GRID
+
+    def as_dict(self) -> dict:
+        """The options in the shared vocabulary, for :meth:`jecs_core.Rule.accepted`."""
+        return {"lam": self.lam, "knn": self.knn, "lambda_grid": self.lambda_grid}
+
+    def for_rule(self, method: str) -> tuple:
+        """The options ``method`` takes, as a hashable key (rules that ignore a swept option share a run)."""
+        accepted = REGISTRY[method].accepted(self.as_dict())
+        return tuple(sorted(accepted.items()))
+
+
+def rule_options(*, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_LAMBDA_GRID) -> RuleOptions:
+    """Validated :class:`RuleOptions`."""
+    return RuleOptions(check_lam(lam), check_knn(knn), check_lambda_grid(lambda_grid))
+
+
+def methods_taking(option: str) -> tuple[str, ...]:
+    """Rules that take ``option``, plus every finite-sample rule as a reference line (registry order)."""
+    return tuple(name for name, rule in REGISTRY.items() if option in rule.options or rule.valid)

@@ -56,7 +56,7 @@ class Draws:
     def reps(self) -> int:
         return int(self.test.shape[0])
 
-    def chunk(self, start: int, stop: int) -> "Draws":
+    def chunk(self, start: int, stop: int) -> Draws:
         """Repetitions ``start:stop``."""
         return Draws(self.calibration[start:stop], self.test[start:stop], self.seed)
 

@@ -49,29 +49,10 @@ class Prepared:
         return int(self.calibration_order.shape[0])
 
 
-@dataclass(frozen=True)
-class JECSSettings:
-    """The alpha-free JECS options one evaluation uses.
-
-    Attributes
-    ----------
-    lam : "auto" or float
-        Data-driven lambda over ``lambda_grid`` or a fixed one.
-    knn : int or None
-        kNN size; ``None`` is ``ceil(sqrt(m_R))``.
-    lambda_grid : tuple of float
-        Candidates for ``lam="auto"``.
-    """
-
-    lam: str | float = "auto"
-    knn: int | None = None
-    lambda_grid: tuple[float, ...] = DEFAULT_LAMBDA_GRID
-
-    @property
-    def lambdas(self) -> np.ndarray:
-        """The lambdas tried, sorted as :func:`jecs_core.envelope.fit_lambda_grid` sorts them."""
-        values = self.lambda_grid if isinstance(self.lam, str) else (self.lam,)
-        return np.array(sorted(float(v) for v in values))
+def tried_lambdas(lam, lambda_grid) -> np.ndarray:
+    """The lambdas a JECS fit tries, sorted as :func:`jecs_core.envelope.fit_lambda_grid` sorts them."""
+    values = lambda_grid if isinstance(lam, str) else (lam,)
+    return np.array(sorted(float(v) for v in values))
 
 
 def prepare(table: ScoreTable) -> Prepared:
@@ -219,7 +200,8 @@ def _knn_sizes(m_tail: np.ndarray, knn: int | None) -> np.ndarray:
     return np.clip(sizes, 1, np.maximum(m_tail, 1))
 
 
-def fit_jecs_batch(sorted_p: np.ndarray, settings: JECSSettings) -> JECSBatchFit:
+def fit_jecs_batch(sorted_p: np.ndarray, *, lam="auto", knn: int | None = None,
+                   lambda_grid=DEFAULT_LAMBDA_GRID) -> JECSBatchFit:
     """:func:`jecs_core.fit_jecs` for every row of ``sorted_p`` (ascending max-p values).
 
     For each lambda on the grid: tail ``Y = {p > lambda}``, ``k_n``,
@@ -228,11 +210,11 @@ def fit_jecs_batch(sorted_p: np.ndarray, settings: JECSSettings) -> JECSBatchFit
     tail fall back to JMCS (``p~ = p``, ``pi0 = 1``).
     """
     reps, n = sorted_p.shape
-    lambdas = settings.lambdas
-    starts = np.stack([np.count_nonzero(sorted_p <= lam, axis=1) for lam in lambdas], axis=1)  # (R, L)
+    lambdas = tried_lambdas(lam, lambda_grid)
+    starts = np.stack([np.count_nonzero(sorted_p <= value, axis=1) for value in lambdas], axis=1)  # (R, L)
     m_tail = n - starts
     usable = m_tail > 0
-    k_n = _knn_sizes(m_tail, settings.knn)
+    k_n = _knn_sizes(m_tail, knn)
     kth = np.take_along_axis(sorted_p, np.minimum(starts + k_n - 1, n - 1), axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         g_hat = k_n / (m_tail * (kth - lambdas))
@@ -242,18 +224,18 @@ def fit_jecs_batch(sorted_p: np.ndarray, settings: JECSSettings) -> JECSBatchFit
     fallback = ~np.take_along_axis(usable, chosen, axis=1)[:, 0]
 
     pick = lambda values: np.take_along_axis(values, chosen, axis=1)[:, 0]  # noqa: E731
-    lam, F, start, m_r, k = pick(np.broadcast_to(lambdas, starts.shape)), pick(F_lam), pick(starts), pick(m_tail), pick(k_n)
+    lam_chosen, F, start, m_r, k = pick(np.broadcast_to(lambdas, starts.shape)), pick(F_lam), pick(starts), pick(m_tail), pick(k_n)
     with np.errstate(divide="ignore", invalid="ignore"):
         pi0 = np.minimum(1.0, (m_r / n) / (1.0 - F))
-        below = F[:, None] * (sorted_p / lam[:, None])
+        below = F[:, None] * (sorted_p / lam_chosen[:, None])
         tail_cdf = (_right_ranks(sorted_p) - start[:, None]) / m_r[:, None]
         above = F[:, None] + (1.0 - F[:, None]) * tail_cdf
     p_tilde = np.where(np.arange(n)[None, :] < start[:, None], below, above)
     p_tilde[fallback] = sorted_p[fallback]
     pi0[fallback] = 1.0
-    lam = np.where(fallback, np.nan, lam)
+    lam_chosen = np.where(fallback, np.nan, lam_chosen)
     k = np.where(fallback, 0, k)
-    return JECSBatchFit(p_tilde, pi0, lam, k)
+    return JECSBatchFit(p_tilde, pi0, lam_chosen, k)
 
 
 def per_model_selections(counts: np.ndarray, bh_thresholds: np.ndarray, m_drawn: int) -> tuple[np.ndarray, np.ndarray]:

@@ -1,10 +1,12 @@
-"""The Monte-Carlo evaluator: mean GCP and power (with standard errors) of every method.
+"""The Monte-Carlo evaluator: mean GCP and power (with standard errors) of every registered rule.
 
 Paper appendix "Evaluation protocol": on a fixed labelled table, each of
 ``reps`` repetitions draws 80% of the calibration set and 80% of the test set
-without replacement, runs JECS, JMCS, union and intersection at every alpha,
-and scores the selections against the true labels.  Means are reported with
-standard errors ``std / sqrt(reps)`` (sample std, ``ddof = 1``).
+without replacement, runs the chosen rules at every alpha, and scores the
+selections against the true labels.  Means are reported with standard errors
+``std / sqrt(reps)`` (sample std, ``ddof = 1``).  Those standard errors cover the
+subsampling noise on this one table only; :func:`jecs_core.evaluate.twin_evaluate`
+estimates the unconditional rate over fresh tables like it.
 """
 
 from __future__ import annotations
@@ -15,13 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..compare import METHODS
 from ..envelope import DEFAULT_LAMBDA_GRID
 from . import _params
+from ._params import RuleOptions
 from .draws import DEFAULT_DRAW_FRACTION, DrawPlan, check_fraction, draw_plan
-from .kernels import JECSSettings
 from .protocol import ProtocolRuns, run_protocol
-from .summary import SE_DDOF, summary_frame, summary_rows
+from .summary import SE_DDOF, SE_SCOPE_NOTE, summary_frame, summary_rows
 
 DEFAULT_ALPHAS: tuple[float, ...] = (0.1, 0.2, 0.3)
 DEFAULT_REPS = 500
@@ -34,29 +35,32 @@ class Evaluation:
     Attributes
     ----------
     summary : pandas.DataFrame
-        One row per method x alpha: ``method, label, valid, alpha, gcp, gcp_se,
-        power, power_se, mean_selected, over_target, jecs_lambda_mean,
-        jecs_fallback_rate, reps``.  ``over_target`` is ``gcp > alpha`` (mean GCP
-        above the target); ``*_se`` is ``std(ddof=1) / sqrt(reps)`` (NaN when
-        ``reps == 1``); the ``jecs_*`` columns (NaN on other methods) give the
-        mean data-driven lambda and the share of repetitions where JECS fell
-        back to JMCS.
+        One row per method x alpha: ``method, label, guarantee, valid, alpha, gcp,
+        gcp_se, power, power_se, mean_selected, over_target, lambda_mean,
+        fallback_rate, reps``.  Label, guarantee and ``valid`` (finite-sample
+        guarantee) come from the rule registry.  ``over_target`` is ``gcp > alpha``
+        (mean GCP above the target); ``*_se`` is ``std(ddof=1) / sqrt(reps)`` (NaN
+        when ``reps == 1``) and covers subsampling noise on this table only (see
+        :attr:`se_note`); ``lambda_mean`` / ``fallback_rate`` (NaN for rules whose
+        fit reports no lambda) give the mean chosen lambda and the share of
+        repetitions where the fit had none (the paper's JECS falling back to JMCS).
     methods : tuple of str
     alphas : tuple of float
     gcp, power : numpy.ndarray of float, shape (methods, alphas, reps)
         Per-repetition GCP and power.
     n_selected : numpy.ndarray of int, shape (methods, alphas, reps)
-    jecs_lambda, jecs_pi0 : numpy.ndarray of float, shape (reps,)
-        JECS's chosen lambda (NaN on fallback to JMCS) and ``pi0_hat`` per repetition
-        (all NaN when JECS was not among the methods).
+    fit_lambda, fit_pi0 : numpy.ndarray of float, shape (methods, reps)
+        Each rule's chosen lambda and ``pi0_hat`` per repetition (NaN where the
+        rule reports none, lambda NaN where the paper's JECS fell back to JMCS).
     reps, seed : int
         Number of repetitions and the seed that reproduces the draws.
     draw_fraction : float
     n_test, n_calibration : int
         Full set sizes; ``n_test_drawn`` / ``n_calibration_drawn`` are drawn per repetition.
     models : tuple of str
-    settings : JECSSettings
-        The JECS options used (lambda rule, kNN size, lambda grid).
+    options : RuleOptions
+        The shared rule options used (lambda rule, kNN size, lambda grid); each rule
+        took the ones it accepts.
     """
 
     summary: pd.DataFrame
@@ -65,8 +69,8 @@ class Evaluation:
     gcp: np.ndarray
     power: np.ndarray
     n_selected: np.ndarray
-    jecs_lambda: np.ndarray
-    jecs_pi0: np.ndarray
+    fit_lambda: np.ndarray
+    fit_pi0: np.ndarray
     reps: int
     seed: int
     draw_fraction: float
@@ -75,8 +79,13 @@ class Evaluation:
     n_test_drawn: int
     n_calibration_drawn: int
     models: tuple[str, ...]
-    settings: JECSSettings
+    options: RuleOptions
     se_ddof: int = SE_DDOF
+
+    @property
+    def se_note(self) -> str:
+        """What the standard errors cover (and what they do not), in one sentence."""
+        return SE_SCOPE_NOTE
 
     def per_rep_frame(self) -> pd.DataFrame:
         """The raw arrays in long form: one row per method x alpha x repetition."""
@@ -91,26 +100,19 @@ class Evaluation:
         })
 
 
-def jecs_settings(*, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_LAMBDA_GRID) -> JECSSettings:
-    """Validated :class:`JECSSettings`."""
-    return JECSSettings(_params.check_lam(lam), _params.check_knn(knn), _params.check_lambda_grid(lambda_grid))
-
-
-def evaluation_from_runs(runs: ProtocolRuns, plan: DrawPlan, table, *, methods: tuple[str, ...], settings: JECSSettings,
-                         setting_index: int = 0, draw_fraction: float) -> Evaluation:
-    """Package the slots of one JECS setting of ``runs`` as an :class:`Evaluation`."""
-    rows = [runs.slot(m, setting_index) for m in methods]
-    gcp, power, n_selected = runs.gcp[rows], runs.power[rows], runs.n_selected[rows]
-    lam = runs.jecs_lambda[setting_index]
-    summary = summary_frame(
-        [r for i, m in enumerate(methods) for r in summary_rows(m, runs.alphas, gcp[i], power[i], n_selected[i], lam)]
-    )
+def evaluation_from_runs(runs: ProtocolRuns, plan: DrawPlan, table, *, options: RuleOptions,
+                         draw_fraction: float) -> Evaluation:
+    """Package a single-setting protocol run as an :class:`Evaluation`."""
+    gcp, power, n_selected = runs.gcp[:, 0], runs.power[:, 0], runs.n_selected[:, 0]
+    rows = []
+    for i, method in enumerate(runs.methods):
+        lam = runs.fit_lambda[i, 0] if runs.reports_lambda[i] else None
+        rows += summary_rows(method, runs.alphas, gcp[i], power[i], n_selected[i], lam)
     return Evaluation(
-        summary=summary, methods=methods, alphas=runs.alphas, gcp=gcp, power=power, n_selected=n_selected,
-        jecs_lambda=lam, jecs_pi0=runs.jecs_pi0[setting_index],
+        summary=summary_frame(rows), methods=runs.methods, alphas=runs.alphas, gcp=gcp, power=power,
+        n_selected=n_selected, fit_lambda=runs.fit_lambda[:, 0], fit_pi0=runs.fit_pi0[:, 0],
         reps=plan.reps, seed=plan.seed, draw_fraction=draw_fraction, n_test=table.n, n_calibration=table.m,
-        n_test_drawn=plan.n_drawn, n_calibration_drawn=plan.m_drawn,
-        models=table.models, settings=settings,
+        n_test_drawn=plan.n_drawn, n_calibration_drawn=plan.m_drawn, models=table.models, options=options,
     )
 
 
@@ -120,12 +122,13 @@ def evaluate(
     alphas: Sequence[float] = DEFAULT_ALPHAS,
     reps: int = DEFAULT_REPS,
     seed: int | None = 0,
-    methods: Sequence[str] = METHODS,
+    methods: Sequence[str] | None = None,
     lam="auto",
     knn: int | None = None,
     lambda_grid: Sequence[float] = DEFAULT_LAMBDA_GRID,
     draw_fraction: float = DEFAULT_DRAW_FRACTION,
     workers: int | None = None,
+    accelerate: bool = True,
     progress: Callable[[int, int], None] | None = None,
 ) -> Evaluation:
     """Mean GCP and power of each method at each alpha over repeated subsamples.
@@ -141,14 +144,18 @@ def evaluate(
     seed : int or None
         Seed of the subsample draws; the result is a pure function of it,
         whatever ``workers`` is.  ``None`` draws fresh entropy (kept in ``.seed``).
-    methods : sequence of str
-        Any of ``"jecs", "jmcs", "union", "intersection"``.
+    methods : sequence of str, optional
+        Names in :data:`jecs_core.METHODS`; default every registered rule.
     lam, knn, lambda_grid
-        JECS options, as in :func:`jecs_core.fit_jecs`.
+        The shared rule options (as in :func:`jecs_core.select`); each rule gets the
+        ones it accepts (:meth:`jecs_core.Rule.accepted`).
     draw_fraction : float
         Share of calibration and of test items drawn per repetition (0.8 in the paper).
     workers : int, optional
         Threads; default every core.
+    accelerate : bool
+        Use a rule's batched kernel when it has one (same numbers, faster);
+        ``False`` runs every rule through the generic per-repetition path.
     progress : callable, optional
         ``progress(done, total)`` in repetitions, called after each chunk.
 
@@ -167,12 +174,12 @@ def evaluate(
     reps = _params.check_reps(reps)
     seed = _params.check_seed(seed)
     methods = _params.check_methods(methods)
-    settings = jecs_settings(lam=lam, knn=knn, lambda_grid=lambda_grid)
+    options = _params.rule_options(lam=lam, knn=knn, lambda_grid=lambda_grid)
     draw_fraction = check_fraction(draw_fraction)
     workers = _params.check_workers(workers)
     progress = _params.check_progress(progress)
 
     plan = draw_plan(table.m, table.n, reps=reps, fraction=draw_fraction, seed=seed)
-    runs = run_protocol(table, plan, alphas=alphas, methods=methods, settings=(settings,), workers=workers,
-                        progress=progress)
-    return evaluation_from_runs(runs, plan, table, methods=methods, settings=settings, draw_fraction=draw_fraction)
+    runs = run_protocol(table, plan, alphas=alphas, methods=methods, settings=(options,), workers=workers,
+                        accelerate=bool(accelerate), progress=progress)
+    return evaluation_from_runs(runs, plan, table, options=options, draw_fraction=draw_fraction)

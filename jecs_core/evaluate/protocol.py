@@ -1,16 +1,18 @@
-"""Run the paper's evaluation protocol: every repetition, every alpha, every method.
+"""Run the paper's evaluation protocol: every repetition, every alpha, every rule, every option setting.
 
-One conformal pass per repetition serves all alphas and methods: the counts
-are computed once, the JECS fit (alpha-free) once per JECS setting, and each
-step-up handles all alphas against one sorted array.  Repetitions are
-processed in chunks (whole-array numpy work per chunk) by a thread pool; the
-heavy numpy calls release the GIL, so the cores are used, and since all random
-draws are made beforehand the numbers do not depend on the worker count.
+Rules run through the generic per-repetition path (:mod:`.generic`), or through
+their batched accelerator (:data:`.accelerators.ACCELERATORS`) when one exists:
+the same numbers, faster.  A rule that does not take a swept option is run once
+and its results shared by every setting.  Repetitions are processed in chunks
+by a thread pool; the heavy numpy calls release the GIL, and since every
+repetition's draws come from its own seeded stream, the numbers do not depend
+on the worker count or the chunking.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -18,20 +20,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..data import ScoreTable
+from ..selection import JECSFallbackWarning
+from ._params import RuleOptions
+from .accelerators import ACCELERATORS, Batch
 from .draws import DrawPlan, Draws
-from .kernels import (
-    JECSSettings,
-    Prepared,
-    conformal_counts,
-    fit_jecs_batch,
-    max_p_order,
-    metrics_from_rstar,
-    per_model_selections,
-    prepare,
-    step_numerators,
-    step_thresholds,
-    step_up,
-)
+from .generic import generic_outcomes
+from .kernels import prepare
+from .outcome import Outcome
 
 # Largest boolean temporary per chunk (R x K x A x n cells of the per-model step-up);
 # about 16 MB keeps a chunk's working set modest on small machines.
@@ -44,89 +39,64 @@ _CHUNKS_PER_WORKER = 4
 class ProtocolRuns:
     """Per-repetition results of one protocol run.
 
-    ``slots`` names the rows of the arrays: ``("jecs", c)`` for JECS with
-    ``settings[c]``, and ``("jmcs", None)``, ``("union", None)``,
-    ``("intersection", None)``.
-
     Attributes
     ----------
-    slots : tuple of (str, int or None)
+    methods : tuple of str
     alphas : tuple of float
-    gcp, power : numpy.ndarray of float, shape (S, A, R)
-    n_selected : numpy.ndarray of int, shape (S, A, R)
-    jecs_lambda, jecs_pi0 : numpy.ndarray of float, shape (C, R)
-        Chosen lambda (NaN where JECS fell back to JMCS) and ``pi0_hat``
-        (NaN everywhere when JECS was not run).
-    jecs_knn : numpy.ndarray of float, shape (C, R)
-        ``k_n`` used (0 on fallback; NaN everywhere when JECS was not run).
+    gcp, power : numpy.ndarray of float, shape (M, C, A, R)
+        Methods x option settings x alphas x repetitions.
+    n_selected : numpy.ndarray of int, shape (M, C, A, R)
+    fit_lambda, fit_pi0 : numpy.ndarray of float, shape (M, C, R)
+        The lambda and ``pi0_hat`` of each rule's alpha-free fit (NaN where a rule
+        reports none, and lambda NaN where the paper's JECS fell back to JMCS).
+    reports_lambda : tuple of bool
+        Per method: whether its fit reports a lambda at all.
     """
 
-    slots: tuple[tuple[str, int | None], ...]
+    methods: tuple[str, ...]
     alphas: tuple[float, ...]
     gcp: np.ndarray
     power: np.ndarray
     n_selected: np.ndarray
-    jecs_lambda: np.ndarray
-    jecs_pi0: np.ndarray
-    jecs_knn: np.ndarray
+    fit_lambda: np.ndarray
+    fit_pi0: np.ndarray
+    reports_lambda: tuple[bool, ...]
 
-    def slot(self, method: str, setting: int | None = None) -> int:
-        """Row of ``method`` (and JECS ``setting``) in the arrays."""
-        key = (method, setting if method == "jecs" else None)
-        if key not in self.slots:
-            raise ValueError(f"no results for {method!r} (setting {setting}); run had {list(self.slots)}")
-        return self.slots.index(key)
-
-
-def _slots(methods: Sequence[str], n_settings: int) -> tuple[tuple[str, int | None], ...]:
-    out: list[tuple[str, int | None]] = []
-    for method in methods:
-        if method == "jecs":
-            out.extend(("jecs", c) for c in range(n_settings))
-        else:
-            out.append((method, None))
-    return tuple(out)
+    def index(self, method: str) -> int:
+        """Row of ``method`` in the arrays."""
+        if method not in self.methods:
+            raise ValueError(f"no results for {method!r}; this run had {list(self.methods)}")
+        return self.methods.index(method)
 
 
-def _chunk(prep: Prepared, draws: Draws, alphas: np.ndarray, settings: Sequence[JECSSettings],
-           slots: Sequence[tuple[str, int | None]]) -> dict[str, np.ndarray]:
-    """All slots for the repetitions of ``draws``; arrays (S, A, Rc) and (C, Rc)."""
-    m_drawn, n_drawn = draws.calibration.shape[1], draws.test.shape[1]
-    counts = conformal_counts(prep, draws.calibration, draws.test)
-    contaminated = prep.contaminated[draws.test]
-    numerators = step_numerators(alphas, n_drawn)
-    # BH (pi0 = 1), as storey_bh computes it: alpha r / (1.0 n).
-    bh = step_thresholds(numerators, 1.0 * n_drawn)
-    reps, n_alpha = draws.reps, alphas.shape[0]
-    gcp = np.empty((len(slots), n_alpha, reps))
-    power = np.empty_like(gcp)
-    n_selected = np.empty(gcp.shape, dtype=np.int64)
-    diag = {k: np.full((len(settings), reps), np.nan) for k in ("lam", "pi0", "knn")}
-
-    methods = {name for name, _ in slots}
-    order = max_p_order(counts, contaminated, m_drawn) if methods & {"jecs", "jmcs"} else None
-    composed = per_model_selections(counts, bh, m_drawn) if methods & {"union", "intersection"} else None
-    n_pure = n_drawn - contaminated.sum(axis=1)
-    for s, (name, setting) in enumerate(slots):
-        if name in ("union", "intersection"):
-            r_star, g, p = _mask_metrics(composed[0] if name == "union" else composed[1], contaminated, n_pure)
-        else:
-            if name == "jmcs":
-                r_star = step_up(order.sorted_p, bh)
-            else:
-                fit = fit_jecs_batch(order.sorted_p, settings[setting])
-                r_star = step_up(fit.sorted_p_tilde, step_thresholds(numerators, fit.pi0_hat * n_drawn))
-                diag["lam"][setting], diag["pi0"][setting], diag["knn"][setting] = fit.lam, fit.pi0_hat, fit.k_n
-            g, p = metrics_from_rstar(r_star, order)
-        gcp[s], power[s], n_selected[s] = g.T, p.T, r_star.T
-    return {"gcp": gcp, "power": power, "n_selected": n_selected, **diag}
+def _jobs(methods: Sequence[str], settings: Sequence[RuleOptions]) -> tuple[list[tuple[str, tuple]], np.ndarray]:
+    """Unique (method, accepted options) runs, and the job of each (method, setting)."""
+    jobs: list[tuple[str, tuple]] = []
+    where = np.empty((len(methods), len(settings)), dtype=np.intp)
+    for i, method in enumerate(methods):
+        for c, options in enumerate(settings):
+            key = (method, options.for_rule(method))
+            if key not in jobs:
+                jobs.append(key)
+            where[i, c] = jobs.index(key)
+    return jobs, where
 
 
-def _mask_metrics(chosen: np.ndarray, contaminated: np.ndarray, n_pure: np.ndarray):
-    """Selection size, GCP and power of (R, A, n) selection masks, as metrics.gcp / metrics.power count them."""
-    size = chosen.sum(axis=2)
-    hits = (chosen & contaminated[:, None, :]).sum(axis=2)
-    return size, hits / np.maximum(1, size), (size - hits) / np.maximum(1, n_pure)[:, None]
+def _chunk(table: ScoreTable, prepared, draws: Draws, alphas: np.ndarray, jobs, accelerate: bool) -> list[Outcome]:
+    """Every job on the repetitions of ``draws``."""
+    fast = [j for j, (name, _) in enumerate(jobs) if accelerate and name in ACCELERATORS]
+    slow = [j for j in range(len(jobs)) if j not in fast]
+    out: list[Outcome | None] = [None] * len(jobs)
+    if fast:
+        batch = Batch(prepared, draws, alphas)
+        for j in fast:
+            name, options = jobs[j]
+            out[j] = ACCELERATORS[name](batch, dict(options))
+    if slow:
+        found = generic_outcomes(table, draws, alphas, [(jobs[j][0], dict(jobs[j][1])) for j in slow])
+        for j, outcome in zip(slow, found):
+            out[j] = outcome
+    return out
 
 
 def chunk_size(reps: int, n_alpha: int, n_drawn: int, n_models: int, workers: int) -> int:
@@ -136,45 +106,56 @@ def chunk_size(reps: int, n_alpha: int, n_drawn: int, n_models: int, workers: in
     return min(by_memory, by_balance)
 
 
+def _assemble(methods, alphas, where: np.ndarray, pieces, reps: int) -> ProtocolRuns:
+    """Stitch the chunks' per-job outcomes into (M, C, ...) arrays."""
+    shape = where.shape + (len(alphas), reps)
+    arrays = {"gcp": np.empty(shape), "power": np.empty(shape), "n_selected": np.empty(shape, dtype=np.int64),
+              "fit_lambda": np.full(where.shape + (reps,), np.nan), "fit_pi0": np.full(where.shape + (reps,), np.nan)}
+    reports = [False] * len(methods)
+    for (start, stop), outcomes in pieces:
+        for (i, c), j in np.ndenumerate(where):
+            got = outcomes[j]
+            arrays["gcp"][i, c, :, start:stop] = got.gcp
+            arrays["power"][i, c, :, start:stop] = got.power
+            arrays["n_selected"][i, c, :, start:stop] = got.n_selected
+            if got.fit_lambda is not None:
+                arrays["fit_lambda"][i, c, start:stop] = got.fit_lambda
+                reports[i] = True
+            if got.fit_pi0 is not None:
+                arrays["fit_pi0"][i, c, start:stop] = got.fit_pi0
+    return ProtocolRuns(tuple(methods), tuple(float(a) for a in alphas), reports_lambda=tuple(reports), **arrays)
+
+
 def run_protocol(
     table: ScoreTable,
     plan: DrawPlan,
     *,
     alphas: Sequence[float],
     methods: Sequence[str],
-    settings: Sequence[JECSSettings] = (JECSSettings(),),
+    settings: Sequence[RuleOptions] = (RuleOptions(),),
     workers: int = 1,
+    accelerate: bool = True,
     progress: Callable[[int, int], None] | None = None,
     progress_offset: int = 0,
     progress_total: int | None = None,
 ) -> ProtocolRuns:
     """Evaluate every repetition of ``plan`` (arguments are assumed validated).
 
-    Each chunk draws its own repetitions' subsets (per-repetition streams, so
-    the chunking does not change them) and is then processed whole-array.
-
+    ``accelerate=False`` runs every rule through the generic path.
     ``progress(done, total)`` is called from the calling thread after each
     chunk; ``progress_offset`` / ``progress_total`` let a sweep report one
     running count over several protocol runs.
     """
-    prep = prepare(table)
+    jobs, where = _jobs(methods, settings)
+    prepared = prepare(table) if accelerate and any(name in ACCELERATORS for name, _ in jobs) else None
     alpha_arr = np.asarray(alphas, dtype=float)
-    slots = _slots(methods, len(settings))
     reps = plan.reps
     size = chunk_size(reps, len(alphas), plan.n_drawn, table.K, workers)
     bounds = [(start, min(reps, start + size)) for start in range(0, reps, size)]
-    out = {
-        "gcp": np.empty((len(slots), len(alphas), reps)),
-        "power": np.empty((len(slots), len(alphas), reps)),
-        "n_selected": np.empty((len(slots), len(alphas), reps), dtype=np.int64),
-        "lam": np.full((len(settings), reps), np.nan),
-        "pi0": np.full((len(settings), reps), np.nan),
-        "knn": np.full((len(settings), reps), np.nan),
-    }
     total = progress_total if progress_total is not None else reps
 
-    def work(bound: tuple[int, int]) -> tuple[tuple[int, int], dict[str, np.ndarray]]:
-        return bound, _chunk(prep, plan.draw(*bound), alpha_arr, settings, slots)
+    def work(bound: tuple[int, int]):
+        return bound, _chunk(table, prepared, plan.draw(*bound), alpha_arr, jobs, accelerate)
 
     def finished():
         if workers == 1 or len(bounds) == 1:
@@ -184,20 +165,13 @@ def run_protocol(
             for future in as_completed([pool.submit(work, b) for b in bounds]):
                 yield future.result()
 
-    done = 0
-    for bound, result in finished():  # in the calling thread, so callbacks may touch UI state
-        for key, value in result.items():
-            out[key][..., bound[0]:bound[1]] = value
-        done += bound[1] - bound[0]
-        if progress is not None:
-            progress(progress_offset + done, total)
-    return ProtocolRuns(
-        slots=slots,
-        alphas=tuple(float(a) for a in alphas),
-        gcp=out["gcp"],
-        power=out["power"],
-        n_selected=out["n_selected"],
-        jecs_lambda=out["lam"],
-        jecs_pi0=out["pi0"],
-        jecs_knn=out["knn"],
-    )
+    pieces, done = [], 0
+    with warnings.catch_warnings():
+        # A fallback to JMCS is counted per repetition (fallback_rate), not warned about 500 times.
+        warnings.simplefilter("ignore", JECSFallbackWarning)
+        for bound, outcomes in finished():  # in the calling thread, so callbacks may touch UI state
+            pieces.append((bound, outcomes))
+            done += bound[1] - bound[0]
+            if progress is not None:
+                progress(progress_offset + done, total)
+    return _assemble(methods, alphas, where, pieces, reps)

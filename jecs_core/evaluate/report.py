@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 
-from ..compare import METHOD_LABELS, METHODS
+from ..rules import METHODS, REGISTRY, Guarantee
 
 DAGGER = "\u2020"  # marks a mean GCP above its alpha, as in the paper
 
@@ -20,11 +22,17 @@ def _method_order(frame: pd.DataFrame) -> list[str]:
     return [m for m in METHODS if m in present]
 
 
+def guarantee_notes(methods) -> list[str]:
+    """One line per rule shown without a finite-sample guarantee, read from the registry."""
+    return [f"{REGISTRY[m].label}: {REGISTRY[m].guarantee.description}."
+            for m in methods if REGISTRY[m].guarantee is not Guarantee.FINITE_SAMPLE]
+
+
 def format_summary(summary: pd.DataFrame, *, digits: int = 3) -> str:
     """GCP and power blocks, methods x alpha, from an evaluation summary frame."""
     alphas = sorted(summary["alpha"].unique())
     methods = _method_order(summary)
-    width = max(len(METHOD_LABELS[m]) for m in methods) + 2
+    width = max(len(REGISTRY[m].label) for m in methods) + 2
     cell_width = 2 * digits + 10  # "0.051 ± 0.002†" plus two spaces of gutter
     header = f"{'method':<{width}}" + "".join(f"{f'alpha={a:g}':>{cell_width - 1}} " for a in alphas)
     lines = []
@@ -37,7 +45,7 @@ def format_summary(summary: pd.DataFrame, *, digits: int = 3) -> str:
                 row = summary[(summary["method"] == method) & (summary["alpha"] == alpha)].iloc[0]
                 flag = metric == "gcp" and bool(row["over_target"])
                 cells.append(f"{_cell(row[metric], row[metric + '_se'], digits, flag):>{cell_width}}")
-            lines.append(f"{METHOD_LABELS[method]:<{width}}" + "".join(cells))
+            lines.append(f"{REGISTRY[method].label:<{width}}" + "".join(cells))
         lines.append("")
     return "\n".join(line.rstrip() for line in lines).rstrip("\n")
 
@@ -61,12 +69,13 @@ def format_evaluation(evaluation, *, source: str | None = None, digits: int = 3)
         f"n (test) = {ev.n_test} ({ev.n_test_drawn} drawn per repetition)   "
         f"m (calibration) = {ev.n_calibration} ({ev.n_calibration_drawn} drawn)   K = {len(ev.models)}"
     )
-    lam = ev.settings.lam if isinstance(ev.settings.lam, str) else f"{ev.settings.lam:g}"
-    knn = "ceil(sqrt(m_R))" if ev.settings.knn is None else ev.settings.knn
+    lam = ev.options.lam if isinstance(ev.options.lam, str) else f"{ev.options.lam:g}"
+    knn = "rule default" if ev.options.knn is None else ev.options.knn
     lines.append(f"reps = {ev.reps}   seed = {ev.seed}   lambda = {lam}   k_n = {knn}")
     lines.append("")
     lines.append(format_summary(ev.summary, digits=digits))
-    lines.append(f"SE = std / sqrt(reps) (ddof={ev.se_ddof}). Union and intersection are invalid baselines.")
+    lines.append(textwrap.fill(f"SE = std / sqrt(reps) (ddof={ev.se_ddof}). {ev.se_note}", width=100))
+    lines += guarantee_notes(ev.methods)
     return "\n".join(lines)
 
 
@@ -76,7 +85,7 @@ def format_sweep(frame: pd.DataFrame, *, digits: int = 3) -> str:
     methods = _method_order(frame)
     settings = list(dict.fromkeys(frame["setting"]))
     set_width = max(len("setting"), *(len(s) for s in settings)) + 2
-    width = max(len(METHOD_LABELS[m]) for m in methods) + 2
+    width = max(len(REGISTRY[m].label) for m in methods) + 2
     cell_width = 2 * digits + 10
     lines = []
     for alpha in sorted(frame["alpha"].unique()):
@@ -92,7 +101,7 @@ def format_sweep(frame: pd.DataFrame, *, digits: int = 3) -> str:
                 gcp = _cell(row["gcp"], row["gcp_se"], digits, bool(row["over_target"]))
                 power = _cell(row["power"], row["power_se"], digits)
                 lines.append(
-                    f"{setting:<{set_width}}{METHOD_LABELS[method]:<{width}}{gcp:>{cell_width}}{power:>{cell_width}}"
+                    f"{setting:<{set_width}}{REGISTRY[method].label:<{width}}{gcp:>{cell_width}}{power:>{cell_width}}"
                 )
         lines.append("")
     reps = int(frame["reps"].iloc[0])

@@ -5,15 +5,22 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..compare import METHOD_LABELS, VALID_METHODS
+from ..rules import REGISTRY
 
 # Columns of every summary frame, in order (sweeps prepend parameter/setting/value).
 SUMMARY_COLUMNS = (
-    "method", "label", "valid", "alpha", "gcp", "gcp_se", "power", "power_se", "mean_selected", "over_target",
-    "jecs_lambda_mean", "jecs_fallback_rate", "reps",
+    "method", "label", "guarantee", "valid", "alpha", "gcp", "gcp_se", "power", "power_se", "mean_selected",
+    "over_target", "lambda_mean", "fallback_rate", "reps",
 )
 # Standard errors are std / sqrt(reps) with the sample standard deviation (ddof = 1).
 SE_DDOF = 1
+# Said wherever a protocol SE is shown: it is conditional on the one table evaluated.
+SE_SCOPE_NOTE = (
+    "These standard errors cover only the subsampling noise on this one fixed table; the spread of GCP "
+    "between independent tables of an audit-like design is typically 10-25 times larger, so the protocol "
+    "mean is not the rule's unconditional GCR. The twin estimate (twin_evaluate / --twin) averages over "
+    "fresh synthetic tables matched to this audit."
+)
 
 
 def standard_error(values: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -25,26 +32,30 @@ def standard_error(values: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def summary_rows(method: str, alphas, gcp: np.ndarray, power: np.ndarray, n_selected: np.ndarray,
-                 jecs_lambda: np.ndarray | None = None) -> list[dict]:
+                 fit_lambda: np.ndarray | None = None) -> list[dict]:
     """One row per alpha for one method; arrays are (A, R).
 
-    ``jecs_lambda`` (R,) is JECS's chosen lambda per repetition (NaN on fallback
-    to JMCS); it fills ``jecs_lambda_mean`` (over the non-fallback repetitions)
-    and ``jecs_fallback_rate`` on JECS rows, NaN elsewhere.
+    ``fit_lambda`` (R,) is the lambda the rule's fit chose per repetition (NaN where
+    it fell back, e.g. the paper's JECS to JMCS), ``None`` for a rule whose fit
+    reports no lambda; it fills ``lambda_mean`` (over the repetitions with a lambda)
+    and ``fallback_rate``, NaN for rules without one.  Label, guarantee and validity
+    come from the rule registry.
     """
+    rule = REGISTRY[method]
     lam_mean = fallback = np.nan
-    if method == "jecs" and jecs_lambda is not None:
-        fell_back = np.isnan(jecs_lambda)
+    if fit_lambda is not None:
+        fell_back = np.isnan(fit_lambda)
         fallback = float(fell_back.mean())
-        lam_mean = float(jecs_lambda[~fell_back].mean()) if (~fell_back).any() else np.nan
+        lam_mean = float(fit_lambda[~fell_back].mean()) if (~fell_back).any() else np.nan
     gcp_mean, power_mean = gcp.mean(axis=1), power.mean(axis=1)
     gcp_se, power_se = standard_error(gcp), standard_error(power)
     sizes = n_selected.mean(axis=1)
     return [
         {
             "method": method,
-            "label": METHOD_LABELS[method],
-            "valid": method in VALID_METHODS,
+            "label": rule.label,
+            "guarantee": rule.guarantee.value,
+            "valid": rule.valid,
             "alpha": float(alpha),
             "gcp": float(gcp_mean[a]),
             "gcp_se": float(gcp_se[a]),
@@ -52,8 +63,8 @@ def summary_rows(method: str, alphas, gcp: np.ndarray, power: np.ndarray, n_sele
             "power_se": float(power_se[a]),
             "mean_selected": float(sizes[a]),
             "over_target": bool(gcp_mean[a] > alpha),
-            "jecs_lambda_mean": lam_mean,
-            "jecs_fallback_rate": fallback,
+            "lambda_mean": lam_mean,
+            "fallback_rate": fallback,
             "reps": int(gcp.shape[1]),
         }
         for a, alpha in enumerate(alphas)

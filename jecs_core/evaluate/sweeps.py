@@ -6,10 +6,11 @@ method x alpha, with the columns ``parameter`` (what was swept), ``setting``
 NaN for a data-driven/default one) followed by the evaluator's summary columns
 (mean GCP and power with standard errors ``std(ddof=1) / sqrt(reps)``).
 
-* :func:`sweep_lambda` and :func:`sweep_knn` vary a JECS option on one table;
-  every setting sees the same repetitions (one conformal pass serves all), and
-  methods that do not depend on the option (JMCS, union, intersection) are
-  computed once and repeated on every setting, as a reference line.
+* :func:`sweep_lambda` and :func:`sweep_knn` vary a shared rule option on one
+  table; every setting sees the same repetitions, and rules that do not take
+  the option are computed once and repeated on every setting, as a reference
+  line.  By default they run the rules that take the option plus every
+  finite-sample-valid rule; any registered rule can be named.
 * :func:`sweep_k` takes the first K models of the table; :func:`sweep_rho`
   rebuilds the table per training fraction rho from a generator.  Both reuse
   one seed for every setting, so the settings share their subsample draws
@@ -26,10 +27,10 @@ import pandas as pd
 
 from ..envelope import DEFAULT_LAMBDA_GRID
 from . import _params
+from ._params import RuleOptions, methods_taking, rule_options
 from .draws import DEFAULT_DRAW_FRACTION, check_fraction, draw_plan
-from .kernels import JECSSettings
-from .montecarlo import DEFAULT_REPS, jecs_settings
-from .protocol import run_protocol
+from .montecarlo import DEFAULT_REPS
+from .protocol import ProtocolRuns, run_protocol
 from .summary import summary_frame, summary_rows
 
 DEFAULT_SWEEP_LAMBDAS: tuple[float, ...] = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -43,6 +44,17 @@ def _label(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+def _rows(runs: ProtocolRuns, parameter: str, entries: Sequence[tuple[str, float]]) -> list[dict]:
+    """Summary rows of every (setting, method) of ``runs``; ``entries`` label the settings."""
+    rows = []
+    for c, (label, value) in enumerate(entries):
+        for i, method in enumerate(runs.methods):
+            lam = runs.fit_lambda[i, c] if runs.reports_lambda[i] else None
+            for row in summary_rows(method, runs.alphas, runs.gcp[i, c], runs.power[i, c], runs.n_selected[i, c], lam):
+                rows.append({"parameter": parameter, "setting": label, "value": value, **row})
+    return rows
+
+
 def _common(table, alphas, reps, seed, methods, draw_fraction, workers, progress):
     return (
         _params.labelled_table(table), _params.check_alphas(alphas), _params.check_reps(reps), _params.check_seed(seed),
@@ -51,28 +63,21 @@ def _common(table, alphas, reps, seed, methods, draw_fraction, workers, progress
     )
 
 
-def _sweep_settings(table, parameter: str, entries: Sequence[tuple[str, float, JECSSettings]], *, alphas, reps, seed,
+def _sweep_settings(table, parameter: str, entries: Sequence[tuple[str, float, RuleOptions]], *, alphas, reps, seed,
                     methods, draw_fraction, workers, progress) -> pd.DataFrame:
-    """One protocol run with several JECS settings; rows for every setting."""
+    """One protocol run with several option settings; rows for every setting."""
     table, alphas, reps, seed, methods, draw_fraction, workers, progress = _common(
         table, alphas, reps, seed, methods, draw_fraction, workers, progress)
     plan = draw_plan(table.m, table.n, reps=reps, fraction=draw_fraction, seed=seed)
     settings = [s for _, _, s in entries]
     runs = run_protocol(table, plan, alphas=alphas, methods=methods, settings=settings, workers=workers, progress=progress)
-    rows = []
-    for c, (label, value, _) in enumerate(entries):
-        for method in methods:
-            i = runs.slot(method, c)
-            lam = runs.jecs_lambda[c] if method == "jecs" else None
-            for row in summary_rows(method, alphas, runs.gcp[i], runs.power[i], runs.n_selected[i], lam):
-                rows.append({"parameter": parameter, "setting": label, "value": value, **row})
-    return summary_frame(rows, LEADING_COLUMNS)
+    return summary_frame(_rows(runs, parameter, [(label, value) for label, value, _ in entries]), LEADING_COLUMNS)
 
 
 def sweep_lambda(table, *, lambdas: Sequence[float] = DEFAULT_SWEEP_LAMBDAS, include_auto: bool = True,
                  lambda_grid: Sequence[float] = DEFAULT_LAMBDA_GRID, knn: int | None = None,
                  alphas: Sequence[float] = DEFAULT_SWEEP_ALPHAS, reps: int = DEFAULT_REPS, seed: int | None = 0,
-                 methods: Sequence[str] = ("jecs", "jmcs"), draw_fraction: float = DEFAULT_DRAW_FRACTION,
+                 methods: Sequence[str] | None = None, draw_fraction: float = DEFAULT_DRAW_FRACTION,
                  workers: int | None = None, progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
     """GCP and power against a fixed right-tail threshold lambda, plus the data-driven choice.
 
@@ -88,13 +93,17 @@ def sweep_lambda(table, *, lambdas: Sequence[float] = DEFAULT_SWEEP_LAMBDAS, inc
         Grid of the data-driven choice.
     knn : int, optional
         kNN size for every setting (default ``ceil(sqrt(m_R))``).
-    alphas, reps, seed, methods, draw_fraction, workers, progress
-        As in :func:`jecs_core.evaluate.evaluate` (default alpha 0.1, methods JECS and JMCS).
+    alphas, reps, seed, draw_fraction, workers, progress
+        As in :func:`jecs_core.evaluate.evaluate` (default alpha 0.1).
+    methods : sequence of str, optional
+        Registered rule names; default the rules that take ``lam`` plus every
+        finite-sample-valid rule (:func:`methods_taking`).
     """
     lambdas = tuple(_params.check_lam(float(v)) for v in lambdas)
-    entries = [(_label(lam), lam, jecs_settings(lam=lam, knn=knn)) for lam in lambdas]
+    entries = [(_label(lam), lam, rule_options(lam=lam, knn=knn)) for lam in lambdas]
     if include_auto:
-        entries.append(("auto", np.nan, jecs_settings(lam="auto", knn=knn, lambda_grid=lambda_grid)))
+        entries.append(("auto", np.nan, rule_options(lam="auto", knn=knn, lambda_grid=lambda_grid)))
+    methods = methods_taking("lam") if methods is None else methods
     if not entries:
         raise ValueError("lambdas must hold at least one value (or include_auto=True)")
     return _sweep_settings(table, "lambda", entries, alphas=alphas, reps=reps, seed=seed, methods=methods,
@@ -103,7 +112,7 @@ def sweep_lambda(table, *, lambdas: Sequence[float] = DEFAULT_SWEEP_LAMBDAS, inc
 
 def sweep_knn(table, *, knns: Sequence[int | None] = DEFAULT_SWEEP_KNNS, lam="auto",
               lambda_grid: Sequence[float] = DEFAULT_LAMBDA_GRID, alphas: Sequence[float] = DEFAULT_SWEEP_ALPHAS,
-              reps: int = DEFAULT_REPS, seed: int | None = 0, methods: Sequence[str] = ("jecs", "jmcs"),
+              reps: int = DEFAULT_REPS, seed: int | None = 0, methods: Sequence[str] | None = None,
               draw_fraction: float = DEFAULT_DRAW_FRACTION, workers: int | None = None,
               progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
     """GCP and power against the kNN size ``k_n`` of the boundary density.
@@ -117,14 +126,18 @@ def sweep_knn(table, *, knns: Sequence[int | None] = DEFAULT_SWEEP_KNNS, lam="au
         the default ``ceil(sqrt(m_R))`` (setting ``"auto"``, value NaN).
     lam, lambda_grid
         Lambda rule used for every setting.
-    alphas, reps, seed, methods, draw_fraction, workers, progress
+    alphas, reps, seed, draw_fraction, workers, progress
         As in :func:`jecs_core.evaluate.evaluate`.
+    methods : sequence of str, optional
+        Registered rule names; default the rules that take ``knn`` plus every
+        finite-sample-valid rule.
     """
+    methods = methods_taking("knn") if methods is None else methods
     entries = []
     for knn in knns:
         knn = _params.check_knn(knn)
         label, value = ("auto", np.nan) if knn is None else (str(knn), float(knn))
-        entries.append((label, value, jecs_settings(lam=lam, knn=knn, lambda_grid=lambda_grid)))
+        entries.append((label, value, rule_options(lam=lam, knn=knn, lambda_grid=lambda_grid)))
     if not entries:
         raise ValueError("knns must hold at least one value")
     return _sweep_settings(table, "knn", entries, alphas=alphas, reps=reps, seed=seed, methods=methods,
@@ -138,7 +151,7 @@ def sweep_tables(
     alphas: Sequence[float] = DEFAULT_SWEEP_ALPHAS,
     reps: int = DEFAULT_REPS,
     seed: int | None = 0,
-    methods: Sequence[str] = ("jecs", "jmcs", "union", "intersection"),
+    methods: Sequence[str] | None = None,
     lam="auto",
     knn: int | None = None,
     lambda_grid: Sequence[float] = DEFAULT_LAMBDA_GRID,
@@ -148,26 +161,23 @@ def sweep_tables(
 ) -> pd.DataFrame:
     """Evaluate a list of ``(setting label, value, table)`` with one seed; rows for every table.
 
-    ``progress(done, total)`` counts repetitions over all tables.
+    ``methods=None`` runs every registered rule; ``progress(done, total)`` counts
+    repetitions over all tables.
     """
     if not tables:
         raise ValueError(f"the {parameter} sweep needs at least one setting")
     checked = [(label, value, _params.labelled_table(t)) for label, value, t in tables]
     _, alphas, reps, seed, methods, draw_fraction, workers, progress = _common(
         checked[0][2], alphas, reps, seed, methods, draw_fraction, workers, progress)
-    settings = jecs_settings(lam=lam, knn=knn, lambda_grid=lambda_grid)
+    options = rule_options(lam=lam, knn=knn, lambda_grid=lambda_grid)
     if seed is None:  # one entropy for all settings keeps their draws common
         seed = int(np.random.SeedSequence().entropy)
     rows = []
     for t, (label, value, table) in enumerate(checked):
         plan = draw_plan(table.m, table.n, reps=reps, fraction=draw_fraction, seed=seed)
-        runs = run_protocol(table, plan, alphas=alphas, methods=methods, settings=(settings,), workers=workers,
+        runs = run_protocol(table, plan, alphas=alphas, methods=methods, settings=(options,), workers=workers,
                             progress=progress, progress_offset=t * reps, progress_total=len(checked) * reps)
-        for method in methods:
-            i = runs.slot(method, 0)
-            lam_draws = runs.jecs_lambda[0] if method == "jecs" else None
-            for row in summary_rows(method, alphas, runs.gcp[i], runs.power[i], runs.n_selected[i], lam_draws):
-                rows.append({"parameter": parameter, "setting": label, "value": value, **row})
+        rows += _rows(runs, parameter, [(label, value)])
     return summary_frame(rows, LEADING_COLUMNS)
 
 
@@ -184,9 +194,9 @@ def _precheck(options: dict) -> None:
     _params.check_alphas(options.get("alphas", DEFAULT_SWEEP_ALPHAS))
     _params.check_reps(options.get("reps", DEFAULT_REPS))
     _params.check_seed(options.get("seed", 0))
-    _params.check_methods(options.get("methods", ("jecs",)))
-    jecs_settings(lam=options.get("lam", "auto"), knn=options.get("knn"),
-                  lambda_grid=options.get("lambda_grid", DEFAULT_LAMBDA_GRID))
+    _params.check_methods(options.get("methods"))
+    rule_options(lam=options.get("lam", "auto"), knn=options.get("knn"),
+                 lambda_grid=options.get("lambda_grid", DEFAULT_LAMBDA_GRID))
     check_fraction(options.get("draw_fraction", DEFAULT_DRAW_FRACTION))
     _params.check_workers(options.get("workers"))
     _params.check_progress(options.get("progress"))

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from jecs_core import load_scores, sweep_k, sweep_knn, sweep_lambda, sweep_rho
 from jecs_cli import main
+from jecs_core import METHODS, REGISTRY, load_scores, sweep_k, sweep_knn, sweep_lambda, sweep_rho
 from jecs_core.evaluate import evaluate
 from jecs_core.simulate.scenarios import three_block
 from jecs_core.simulate.synthetic import paper_synthetic
@@ -149,3 +149,12 @@ def test_cli_bad_parameters_one_line_exit_2(argv, needle, capsys):
     err = captured.err.strip().splitlines()
     assert len(err) == 1 and needle in err[0] and err[0].startswith("jecs ")
     assert captured.out == ""
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_cli_method_accepts_every_registered_rule(method, tmp_path, capsys):
+    out = tmp_path / "one.csv"
+    assert main(["evaluate", SAMPLE, "--method", method, "--reps", "3", "--alphas", "0.2", "--out", str(out)]) == 0
+    frame = pd.read_csv(out)
+    assert list(frame["method"]) == [method] and frame["label"].iloc[0] == REGISTRY[method].label
+    assert "subsampling noise on this one fixed table" in " ".join(capsys.readouterr().out.split())

@@ -74,7 +74,7 @@ def test_exact_when_jecs_falls_back_to_jmcs():
     members[:10, 0] = 1
     table = table_from_frame(wide_table(cal, test, members))
     result = assert_same_as_naive(table, reps=4)
-    assert np.isnan(result.jecs_lambda).all()
+    assert np.isnan(result.fit_lambda[0]).all()
     np.testing.assert_array_equal(result.n_selected[0], result.n_selected[1])
 
 
@@ -105,5 +105,5 @@ def test_same_numbers_for_any_worker_count():
     for other in (two, many):
         np.testing.assert_array_equal(one.gcp, other.gcp)
         np.testing.assert_array_equal(one.power, other.power)
-        np.testing.assert_array_equal(one.jecs_lambda, other.jecs_lambda)
+        np.testing.assert_array_equal(one.fit_lambda, other.fit_lambda)
         pd.testing.assert_frame_equal(one.summary, other.summary)

@@ -57,8 +57,8 @@ def test_summary_is_tidy_with_standard_errors(paper_run):
     assert row["gcp_se"] == pytest.approx(gcp.std(ddof=1) / np.sqrt(200), rel=1e-12)
     assert row["power_se"] == pytest.approx(paper_run.power[0, 1].std(ddof=1) / np.sqrt(200), rel=1e-12)
     assert (frame["over_target"] == (frame["gcp"] > frame["alpha"])).all()
-    assert frame.loc[frame["method"] == "jecs", "jecs_lambda_mean"].between(0.5, 0.9).all()
-    assert frame.loc[frame["method"] != "jecs", "jecs_lambda_mean"].isna().all()
+    assert frame.loc[frame["method"] == "jecs", "lambda_mean"].between(0.5, 0.9).all()
+    assert frame.loc[frame["method"] != "jecs", "lambda_mean"].isna().all()
     assert paper_run.se_ddof == 1
 
 
@@ -102,7 +102,7 @@ def test_method_subset_and_single_repetition(synthetic_table):
     result = evaluate(synthetic_table, alphas=0.2, reps=1, methods=["jmcs", "union"])
     assert result.methods == ("jmcs", "union") and result.gcp.shape == (2, 1, 1)
     assert result.summary["gcp_se"].isna().all()  # no spread from one repetition
-    assert np.isnan(result.jecs_lambda).all()
+    assert np.isnan(result.fit_lambda).all()
 
 
 def test_format_marks_entries_over_target(paper_run):

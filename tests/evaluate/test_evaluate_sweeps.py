@@ -38,7 +38,7 @@ def test_lambda_sweep_rows_and_reference_line(table):
     jmcs = frame[(frame["method"] == "jmcs") & (frame["alpha"] == 0.1)]
     assert jmcs["gcp"].nunique() == 1 and jmcs["power"].nunique() == 1
     fixed = frame[(frame["method"] == "jecs") & (frame["setting"] == "0.6")]
-    assert np.allclose(fixed["jecs_lambda_mean"], 0.6)
+    assert np.allclose(fixed["lambda_mean"], 0.6)
 
 
 def test_lambda_sweep_auto_and_fixed_match_evaluate(table):
