@@ -36,13 +36,14 @@ class Encoded:
         return np.maximum(self.lengths - 1, 0)
 
 
-def encode_texts(tokenizer, texts, *, max_length: int, prepend_bos: bool = False) -> Encoded:
+def encode_texts(tokenizer, texts, *, max_length: int, prepend_bos: bool = False, truncate: bool = True) -> Encoded:
     """Tokenise ``texts`` with the tokenizer's own special tokens, then truncate.
 
     The tokenizer adds whatever it adds by default (e.g. BOS for Llama
     tokenizers). With ``prepend_bos`` the BOS id is put in front of every text
     that does not already start with it. Texts are cut on the right to
-    ``max_length`` tokens.
+    ``max_length`` tokens unless ``truncate`` is False (sliding windows, see
+    :func:`plan_pieces`).
 
     Raises
     ------
@@ -61,11 +62,71 @@ def encode_texts(tokenizer, texts, *, max_length: int, prepend_bos: bool = False
         ids = list(ids)
         if prepend_bos and (not ids or ids[0] != bos):
             ids.insert(0, bos)
-        if len(ids) > max_length:
+        if truncate and len(ids) > max_length:
             ids = ids[:max_length]
             truncated[i] = True
         out.append(ids)
     return Encoded(ids=tuple(out), truncated=truncated, max_length=max_length)
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """Token windows to run through the model, each belonging to one text.
+
+    Attributes
+    ----------
+    ids : list of list of int
+        Token ids of each piece.
+    owner : numpy.ndarray of int
+        The text each piece belongs to.
+    score_from : numpy.ndarray of int
+        Index of the first scored token in each piece (1 = all but the first;
+        later windows skip the tokens an earlier window already scored).
+    """
+
+    ids: list[list[int]]
+    owner: np.ndarray
+    score_from: np.ndarray
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.fromiter((len(x) for x in self.ids), dtype=np.int64, count=len(self.ids))
+
+    @property
+    def n_scored(self) -> np.ndarray:
+        """Scored tokens per piece."""
+        return np.maximum(self.lengths - self.score_from, 0)
+
+
+def windows(length: int, window: int, stride: int) -> list[tuple[int, int, int]]:
+    """Sliding windows over ``length`` tokens: ``(start, stop, score_from)`` each.
+
+    Every token but the first is scored exactly once: the first window scores
+    tokens 1..window-1, window ``k`` starts at ``k * stride`` and scores only
+    the tokens past the previous window's end, so each of them sees at least
+    ``window - stride`` tokens of context.
+    """
+    if length <= window:
+        return [(0, length, 1)]
+    out, start, scored_to = [], 0, 0
+    while scored_to < length:
+        stop = min(start + window, length)
+        out.append((start, stop, max(1, scored_to - start)))
+        scored_to = stop
+        start += stride
+    return out
+
+
+def plan_pieces(encoded: Encoded, *, window: int | None = None, stride: int = 1) -> Pieces:
+    """One piece per text, or sliding windows for texts longer than ``window`` tokens."""
+    ids, owner, score_from = [], [], []
+    for i, text_ids in enumerate(encoded.ids):
+        spans = [(0, len(text_ids), 1)] if window is None else windows(len(text_ids), window, stride)
+        for start, stop, first in spans:
+            ids.append(text_ids[start:stop])
+            owner.append(i)
+            score_from.append(first)
+    return Pieces(ids=ids, owner=np.asarray(owner, dtype=np.int64), score_from=np.asarray(score_from, dtype=np.int64))
 
 
 def plan_batches(lengths: np.ndarray, token_budget: int) -> list[np.ndarray]:

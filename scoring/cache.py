@@ -1,38 +1,54 @@
-"""On-disk score cache: Parquet parts per (model, settings), rows keyed by text.
+"""On-disk score cache: Parquet parts per (model content, settings), rows keyed by text.
 
 Layout: ``<cache_dir>/<key>/part-*.parquet`` plus a human-readable
-``meta.json``, where ``key`` digests the model's fingerprint, the
-:class:`~scoring.settings.ScoreSettings`, the device type and the dtype (see
-:func:`cache_key`). Each row holds one text's four scores, keyed by the SHA-256
-of the text, so the text table itself needs no key: a table that shares texts
-with an earlier one (a re-split, a few added rows) reuses their scores, and an
-interrupted run resumes from the parts already written. The token budget is
-not in the key, since it changes batching, not the scores.
+``meta.json``, where ``key`` digests everything a cached value depends on
+(:func:`cache_key`): the model's *content* fingerprint (config, weights and
+tokenizer files, :mod:`scoring.fingerprint`) -- never its path, so a copy of
+the model on another disk or machine reads the same entries --, the
+:class:`~scoring.settings.ScoreSettings`, the scores computed and the score
+code's version (:data:`scoring.registry.SCORE_CODE_VERSION`), the reference
+model's fingerprint when there is one, the device type and the dtype. Each row
+holds one text's scores keyed by the SHA-256 of the text, so a table that
+shares texts with an earlier one reuses their scores and an interrupted run
+resumes from the parts already written. The token budget is not in the key:
+it changes batching, not the scores.
 
-Parts are written to a temporary name and renamed, so a crash never leaves a
-half-written part; duplicate rows (two runs racing, a compaction) are
-harmless, the most recent part wins.
+Integrity: a part's file name carries the SHA-256 of its content
+(:func:`frame_digest`). A part whose content no longer matches, that cannot be
+read, or that lacks a column is set aside (renamed ``*.bad``) with a warning
+naming it, and its rows are scored again. Parts are written to a temporary
+name and renamed, so a crash never leaves a half-written part; duplicate rows
+are harmless, the most recent part wins.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import time
 import uuid
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from .settings import SCORE_NAMES, ScoreSettings
+from .registry import registry_versions
+from .settings import ScoreSettings
 from .sources import ModelSource
 
-#: Bump when the meaning of cached values changes, to orphan old entries.
-SCHEMA_VERSION = 1
+#: Bump when the layout of the cache changes, to orphan old entries.
+SCHEMA_VERSION = 2
 
-CACHE_COLUMNS = ("text_sha", "n_scored", "truncated", "max_length", *SCORE_NAMES)
+#: Columns every part has before its score columns.
+ROW_COLUMNS = ("text_sha", "n_scored", "truncated", "max_length")
+
+
+class CacheWarning(UserWarning):
+    """A cache part was set aside and its rows will be scored again."""
 
 
 def text_digest(text: str) -> str:
@@ -40,13 +56,42 @@ def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def cache_key(source: ModelSource, settings: ScoreSettings, *, device_type: str, dtype: str) -> tuple[str, dict]:
+def cache_columns(names) -> tuple[str, ...]:
+    """The columns of a part holding the scores ``names``."""
+    return (*ROW_COLUMNS, *names)
+
+
+def frame_digest(frame: pd.DataFrame) -> str:
+    """SHA-256 of a part's content: column names, then each column's values in a fixed encoding."""
+    digest = hashlib.sha256()
+    for column in frame.columns:
+        digest.update(f"\0{column}\0".encode())
+        values = frame[column]
+        if column == "text_sha":
+            digest.update("\n".join(map(str, values)).encode())
+        else:
+            digest.update(np.ascontiguousarray(values.to_numpy(dtype=np.float64)).tobytes())
+    return digest.hexdigest()
+
+
+def cache_key(
+    source: ModelSource,
+    settings: ScoreSettings,
+    *,
+    names,
+    device_type: str,
+    dtype: str,
+    reference: ModelSource | None = None,
+    store: Path | None = None,
+) -> tuple[str, dict]:
     """Digest of everything a cached score depends on, and the dict it digests."""
     meta = {
         "schema": SCHEMA_VERSION,
-        "model": source.display,
-        "model_fingerprint": source.fingerprint(),
+        "model_fingerprint": source.fingerprint(store=store),
+        "reference_fingerprint": None if reference is None else reference.fingerprint(store=store),
         "settings": settings.as_dict(),
+        "scores": list(names),
+        "score_code": registry_versions(),
         "device_type": device_type,
         "dtype": dtype,
     }
@@ -55,42 +100,83 @@ def cache_key(source: ModelSource, settings: ScoreSettings, *, device_type: str,
 
 @dataclass(frozen=True)
 class ScoreCache:
-    """The cache directory of one (model, settings, device type, dtype)."""
+    """The cache directory of one (model content, settings, scores, device type, dtype)."""
 
     directory: Path
     meta: dict
+    names: tuple[str, ...]
 
     @classmethod
     def open(
-        cls, root: str | Path, source: ModelSource, settings: ScoreSettings, *, device_type: str, dtype: str
-    ) -> "ScoreCache":
-        key, meta = cache_key(source, settings, device_type=device_type, dtype=dtype)
-        return cls(directory=Path(root) / key, meta=meta)
+        cls,
+        root: str | Path,
+        source: ModelSource,
+        settings: ScoreSettings,
+        *,
+        names,
+        device_type: str,
+        dtype: str,
+        reference: ModelSource | None = None,
+    ) -> ScoreCache:
+        root = Path(root)
+        key, meta = cache_key(
+            source, settings, names=names, device_type=device_type, dtype=dtype, reference=reference, store=root
+        )
+        return cls(directory=root / key, meta={**meta, "model": source.display}, names=tuple(names))
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return cache_columns(self.names)
 
     def _parts(self) -> list[Path]:
         return sorted(self.directory.glob("part-*.parquet")) if self.directory.is_dir() else []
 
+    def _read_part(self, path: Path) -> pd.DataFrame | None:
+        """A part's rows, or ``None`` (with a warning, the part set aside) when it fails its checks."""
+        try:
+            frame = pd.read_parquet(path)
+        except Exception as exc:  # noqa: BLE001 - any unreadable part is recomputed
+            return self._reject(path, f"unreadable ({type(exc).__name__})")
+        missing = [c for c in self.columns if c not in frame.columns]
+        if missing:
+            return self._reject(path, f"missing column(s) {', '.join(missing)}")
+        frame = frame.loc[:, list(self.columns)]
+        expected = path.stem.rsplit("-", 1)[-1]
+        if frame_digest(frame)[: len(expected)] != expected:
+            return self._reject(path, "content does not match its hash")
+        return frame
+
+    def _reject(self, path: Path, why: str) -> None:
+        warnings.warn(f"score cache part {path}: {why}; its rows will be scored again", CacheWarning, stacklevel=4)
+        with contextlib.suppress(OSError):
+            os.replace(path, path.with_name(path.name + ".bad"))
+        return None
+
     def load(self) -> pd.DataFrame:
-        """Every cached row, indexed by ``text_sha`` (empty frame when nothing is cached)."""
-        parts = self._parts()
-        if not parts:
-            return pd.DataFrame(columns=list(CACHE_COLUMNS)).set_index("text_sha")
-        frame = pd.concat([pd.read_parquet(p) for p in parts], ignore_index=True)
+        """Every valid cached row, indexed by ``text_sha`` (empty frame when nothing is cached)."""
+        frames = [f for f in (self._read_part(p) for p in self._parts()) if f is not None]
+        if not frames:
+            return pd.DataFrame(columns=list(self.columns)).set_index("text_sha")
+        frame = pd.concat(frames, ignore_index=True)
         return frame.drop_duplicates("text_sha", keep="last").set_index("text_sha")
 
-    def write(self, rows: pd.DataFrame) -> None:
-        """Add rows (columns :data:`CACHE_COLUMNS`) as a new part, atomically."""
+    def write(self, rows: pd.DataFrame, *, tag: str = "") -> Path | None:
+        """Add rows (columns :attr:`columns`) as a new part, atomically; return its path."""
         if rows.empty:
-            return
+            return None
         self.directory.mkdir(parents=True, exist_ok=True)
         meta_path = self.directory / "meta.json"
         if not meta_path.exists():
-            meta_path.write_text(json.dumps(self.meta, indent=2, sort_keys=True))
-        # Time first, so that sorted names are in write order ("last wins").
-        name = f"part-{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.parquet"
+            tmp_meta = self.directory / f".meta.{uuid.uuid4().hex[:8]}.tmp"
+            tmp_meta.write_text(json.dumps(self.meta, indent=2, sort_keys=True))
+            os.replace(tmp_meta, meta_path)
+        frame = rows.loc[:, list(self.columns)].reset_index(drop=True)
+        # Time first, so that sorted names are in write order ("last wins"); the content hash last.
+        name = f"part-{time.time_ns():020d}{tag}-{uuid.uuid4().hex[:8]}-{frame_digest(frame)[:32]}.parquet"
         tmp = self.directory / f".{name}.tmp"
-        rows.loc[:, list(CACHE_COLUMNS)].to_parquet(tmp, index=False)
+        frame.to_parquet(tmp, index=False)
         os.replace(tmp, self.directory / name)
+        return self.directory / name
 
     def compact(self) -> None:
         """Merge the parts into one, so later loads read a single file."""

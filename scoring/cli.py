@@ -23,6 +23,8 @@ from .settings import (
     DEFAULT_SCORE,
     DEFAULT_TOKEN_BUDGET,
     DTYPE_CHOICES,
+    LONG_TEXT_MODES,
+    SCORE_LABELS,
     SCORE_NAMES,
 )
 
@@ -52,10 +54,17 @@ def register(subparsers) -> argparse.ArgumentParser:
         help="a local Hugging Face model directory, or NAME=DIR/file.gguf; repeat for K models",
     )
     parser.add_argument(
-        "--score", choices=SCORE_NAMES, default=DEFAULT_SCORE, help="score written to --out (default %(default)s)"
+        "--score",
+        choices=SCORE_NAMES,
+        default=DEFAULT_SCORE,
+        help="score written to --out (default %(default)s): "
+        + "; ".join(f"{n} = {label}" for n, label in SCORE_LABELS.items()),
+    )
+    parser.add_argument(
+        "--reference", metavar="DIR", help="reference model (directory or .gguf) for the reference-based scores (refratio)"
     )
     parser.add_argument("--out", required=True, type=Path, help="wide score table to write (.csv or .parquet)")
-    parser.add_argument("--all-scores", type=Path, help="also write all four scores as a long table (.csv or .parquet)")
+    parser.add_argument("--all-scores", type=Path, help="also write every computed score as a long table (.csv or .parquet)")
     parser.add_argument(
         "--max-length", type=int, default=DEFAULT_MAX_LENGTH, help="truncate texts to N tokens (default %(default)s)"
     )
@@ -74,8 +83,22 @@ def register(subparsers) -> argparse.ArgumentParser:
     parser.add_argument(
         "--prepend-bos", action="store_true", help="put BOS before each text so its first token is scored"
     )
+    parser.add_argument(
+        "--long-texts", choices=LONG_TEXT_MODES, default="truncate",
+        help="texts over --max-length tokens: truncate, or score every token in sliding windows (default %(default)s)",
+    )
+    parser.add_argument("--stride", type=int, default=None, help="window step for --long-texts window (default half a window)")
+    parser.add_argument(
+        "--allow-pickle-weights", action="store_true",
+        help="accept pickled pytorch_model.bin weights (refused by default; loaded with weights_only)",
+    )
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR, help="score cache (default %(default)s)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the score cache")
+    ray = parser.add_argument_group("distributed scoring (--engine ray, needs the distributed extra)")
+    ray.add_argument("--engine", choices=("local", "ray"), default="local", help="where forward passes run (default local)")
+    ray.add_argument("--address", help="Ray cluster to join; without it a small local Ray is started")
+    ray.add_argument("--workers", type=int, default=1, help="actors per model, each holding one copy (default 1)")
+    ray.add_argument("--shard-size", type=int, default=512, help="texts per shard, the unit of resumption (default 512)")
     parser.set_defaults(handler=handle_score)
     return parser
 
@@ -115,12 +138,18 @@ def handle_score(args: argparse.Namespace) -> int:
     _check_output(args.out, "--out")
     _check_output(args.all_scores, "--all-scores")
     settings = ScoreSettings(
-        k_mink=args.k_mink, k_minkpp=args.k_minkpp, max_length=args.max_length, prepend_bos=args.prepend_bos
+        k_mink=args.k_mink, k_minkpp=args.k_minkpp, max_length=args.max_length, prepend_bos=args.prepend_bos,
+        long_texts=args.long_texts, stride=args.stride,
     )
+    engine_options = None
+    if args.engine == "ray":
+        engine_options = {"address": args.address, "workers": args.workers}
+    elif args.address is not None or args.workers != 1:
+        raise ValueError("--address and --workers apply to --engine ray only")
 
-    from tqdm.auto import tqdm
     from transformers.utils import logging as hf_logging
 
+    from .progress import tqdm_progress
     from .runner import run_scoring
     from .texts import read_texts
 
@@ -128,24 +157,16 @@ def handle_score(args: argparse.Namespace) -> int:
     hf_logging.disable_progress_bar()
 
     texts = read_texts(args.texts)
-    with tqdm(total=0, unit="text", file=sys.stderr, dynamic_ncols=True) as bar:
-
-        def progress(done: int, total: int, message: str) -> None:
-            bar.total = total
-            bar.set_description(message, refresh=False)
-            bar.update(done - bar.n)
-
+    progress, close = tqdm_progress()
+    try:
         output = run_scoring(
-            texts,
-            models,
-            args.score,
-            settings=settings,
-            token_budget=args.token_budget,
-            device=args.device,
-            dtype=args.dtype,
-            cache_dir=None if args.no_cache else args.cache_dir,
-            progress=progress,
+            texts, models, args.score, settings=settings, token_budget=args.token_budget, device=args.device,
+            dtype=args.dtype, cache_dir=None if args.no_cache else args.cache_dir, progress=progress,
+            reference=args.reference, allow_pickle=args.allow_pickle_weights, engine=args.engine,
+            engine_options=engine_options, shard_size=args.shard_size,
         )
+    finally:
+        close()
     _write_table(output.wide, args.out)
     if args.all_scores is not None:
         _write_table(output.long, args.all_scores)

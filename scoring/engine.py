@@ -1,22 +1,23 @@
-"""The batched scoring loop: one forward pass per batch gives all four scores."""
+"""The batched scoring loop: one forward pass per batch gives every registered score."""
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Iterator
+import math
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-from .batching import Encoded, collate, encode_texts, plan_batches
-from .settings import SCORE_NAMES, ScoreSettings, check_token_budget
-from .token_scores import text_scores, token_statistics
+from .batching import Encoded, collate, encode_texts, plan_batches, plan_pieces
+from .head import scored_statistics
+from .registry import ReduceContext, active_scores, needed_statistics, reduce_text
+from .settings import ScoreSettings, check_token_budget
 
 
 @dataclass(frozen=True)
 class BatchScores:
-    """Scores of one batch: ``scores[j]`` belongs to text ``indices[j]``."""
+    """Scores of the texts finished by one batch: ``scores[j]`` belongs to text ``indices[j]``."""
 
     indices: np.ndarray
     scores: np.ndarray
@@ -28,55 +29,34 @@ class TextScores:
 
     Attributes
     ----------
-    scores : numpy.ndarray, shape (n, 4)
-        Columns in :data:`scoring.settings.SCORE_NAMES` order, larger = member;
-        NaN rows for texts with no scored token.
+    names : tuple of str
+        The score columns (registry order; reference-based scores only with a reference).
+    scores : numpy.ndarray, shape (n, len(names))
+        Larger = member; NaN rows for texts with no scored token.
     n_scored : numpy.ndarray of int
         Scored tokens per text (after truncation).
     truncated : numpy.ndarray of bool
         Whether each text was cut to ``max_length``.
     max_length : int
-        The token limit applied.
+        The token limit (or window length) applied.
     """
 
+    names: tuple[str, ...]
     scores: np.ndarray
     n_scored: np.ndarray
     truncated: np.ndarray
     max_length: int
 
 
-def _accepts_logits_to_keep(model) -> bool:
-    try:
-        return "logits_to_keep" in inspect.signature(model.forward).parameters
-    except (TypeError, ValueError):
-        return False
+def effective_max_length(settings: ScoreSettings, max_positions: int | None) -> int:
+    """``settings.max_length``, lowered to the model's context length if smaller."""
+    return settings.max_length if max_positions is None else min(settings.max_length, max_positions)
 
 
-def scored_logits(model, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Run the model once; return logits and targets at the scored positions.
-
-    Position ``t`` predicts token ``t + 1``, so a position is scored when its
-    successor is a real (unmasked) token. Where the model accepts a boolean
-    ``logits_to_keep`` (transformers 5 causal LMs), only those rows go through
-    the LM head, so neither padding nor the last position costs a
-    vocabulary-sized projection.
-
-    Returns
-    -------
-    logits : torch.Tensor, shape (N, V)
-    targets : torch.Tensor, shape (N,)
-        Rows in (text, position) order.
-    """
-    keep = torch.zeros_like(attention_mask, dtype=torch.bool)
-    keep[:, :-1] = attention_mask[:, 1:].bool()
-    targets = input_ids[:, 1:][keep[:, :-1]]
-    kwargs = {"input_ids": input_ids, "attention_mask": attention_mask, "use_cache": False}
-    if _accepts_logits_to_keep(model):
-        kwargs["logits_to_keep"] = keep
-    logits = model(**kwargs).logits
-    if logits.dim() == 3:  # the model ignored logits_to_keep, or does not take it
-        logits = logits[keep]
-    return logits, targets
+def _contexts(settings, texts, reference_loss, n) -> list[ReduceContext]:
+    texts = [""] * n if texts is None else list(texts)
+    ref = np.full(n, math.nan) if reference_loss is None else np.asarray(reference_loss, dtype=float)
+    return [ReduceContext(settings=settings, text=texts[i], reference_loss=float(ref[i])) for i in range(n)]
 
 
 def iter_batch_scores(
@@ -86,36 +66,50 @@ def iter_batch_scores(
     settings: ScoreSettings,
     token_budget: int,
     device: torch.device,
+    names: Sequence[str] | None = None,
+    texts: Sequence[str] | None = None,
+    reference_loss: np.ndarray | None = None,
+    chunked: bool = True,
 ) -> Iterator[BatchScores]:
-    """Score the texts of ``encoded`` batch by batch (length-sorted, token budget).
+    """Score the texts of ``encoded`` batch by batch (length-sorted pieces, token budget).
 
-    Only the three per-token vectors of :func:`token_statistics` leave the
-    device. Texts with fewer than two tokens are not batched (see
-    :func:`score_encoded`).
+    A text scored in several windows is reduced when its last window is done.
+    Only the per-token statistics the scores ``names`` need leave the device.
+    Texts with fewer than two tokens are never batched (their rows stay NaN).
     """
     check_token_budget(token_budget)
-    for batch in plan_batches(encoded.lengths, token_budget):
-        ids = [encoded.ids[i] for i in batch]
+    names = tuple(active_scores(reference=reference_loss is not None) if names is None else names)
+    rows = needed_statistics(names)
+    contexts = _contexts(settings, texts, reference_loss, len(encoded.ids))
+    window = encoded.max_length if settings.long_texts == "window" else None
+    pieces = plan_pieces(encoded, window=window, stride=settings.window_stride(encoded.max_length))
+    remaining = np.bincount(pieces.owner[pieces.lengths >= 2], minlength=len(encoded.ids))
+    collected: dict[int, list[tuple[int, np.ndarray]]] = {}
+    for batch in plan_batches(pieces.lengths, token_budget):
+        ids = [pieces.ids[i] for i in batch]
         input_ids, mask = collate(ids, pad_id=0)
+        score_from = torch.as_tensor(pieces.score_from[batch])
         # inference_mode is scoped to the batch, not held across the yield,
         # where it would leak into the consumer's code.
         with torch.inference_mode():
-            logits, targets = scored_logits(model, input_ids.to(device), mask.to(device))
-            stats = token_statistics(logits, targets).cpu().numpy()
-            del logits
-        ends = np.cumsum([len(x) - 1 for x in ids])
-        scores = np.stack(
-            [
-                text_scores(chunk, k_mink=settings.k_mink, k_minkpp=settings.k_minkpp)
-                for chunk in np.split(stats, ends[:-1], axis=1)
-            ]
-        )
-        yield BatchScores(indices=batch, scores=scores)
-
-
-def effective_max_length(settings: ScoreSettings, max_positions: int | None) -> int:
-    """``settings.max_length``, lowered to the model's context length if smaller."""
-    return settings.max_length if max_positions is None else min(settings.max_length, max_positions)
+            stats = scored_statistics(
+                model, input_ids.to(device), mask.to(device), score_from.to(device), needed=rows, chunked=chunked
+            )
+            stats = stats.cpu().numpy()
+        ends = np.cumsum(pieces.n_scored[batch])
+        done = []
+        for piece, chunk in zip(batch, np.split(stats, ends[:-1], axis=1)):
+            owner = int(pieces.owner[piece])
+            collected.setdefault(owner, []).append((int(piece), chunk))
+            remaining[owner] -= 1
+            if remaining[owner] == 0:
+                done.append(owner)
+        if done:
+            scores = []
+            for owner in done:
+                parts = [c for _, c in sorted(collected.pop(owner), key=lambda x: x[0])]
+                scores.append(reduce_text(np.concatenate(parts, axis=1), rows, names, contexts[owner]))
+            yield BatchScores(indices=np.asarray(done, dtype=np.int64), scores=np.stack(scores))
 
 
 def score_encoded(
@@ -126,37 +120,64 @@ def score_encoded(
     token_budget: int,
     device: torch.device,
     on_batch: Callable[[BatchScores], None] | None = None,
+    names: Sequence[str] | None = None,
+    texts: Sequence[str] | None = None,
+    reference_loss: np.ndarray | None = None,
+    chunked: bool = True,
 ) -> np.ndarray:
-    """All four scores for every text of ``encoded``; NaN rows where nothing is scored.
+    """Every score ``names`` for every text of ``encoded``; NaN rows where nothing is scored.
 
     ``on_batch(batch)`` is called with each :class:`BatchScores` as it is
-    done (progress, incremental caching).
+    done (progress, incremental caching). ``texts`` are the raw texts (for
+    scores that read them, e.g. zlib); ``reference_loss`` the per-text mean
+    NLL under a reference model (enables the reference-based scores).
     """
-    out = np.full((len(encoded.ids), len(SCORE_NAMES)), np.nan)
-    for batch in iter_batch_scores(model, encoded, settings=settings, token_budget=token_budget, device=device):
+    names = tuple(active_scores(reference=reference_loss is not None) if names is None else names)
+    out = np.full((len(encoded.ids), len(names)), np.nan)
+    for batch in iter_batch_scores(
+        model, encoded, settings=settings, token_budget=token_budget, device=device, names=names, texts=texts,
+        reference_loss=reference_loss, chunked=chunked,
+    ):
         out[batch.indices] = batch.scores
         if on_batch is not None:
             on_batch(batch)
     return out
 
 
+def encode_for(loaded, texts, settings: ScoreSettings) -> Encoded:
+    """Tokenise ``texts`` for ``loaded`` under ``settings`` (limit lowered to the model's context)."""
+    max_length = effective_max_length(settings, loaded.max_positions)
+    return encode_texts(
+        loaded.tokenizer, texts, max_length=max_length, prepend_bos=settings.prepend_bos,
+        truncate=settings.long_texts == "truncate",
+    )
+
+
 def score_texts(
     loaded,
     texts,
     *,
-    settings: ScoreSettings = ScoreSettings(),
+    settings: ScoreSettings | None = None,
     token_budget: int = 4096,
     on_batch: Callable[[BatchScores], None] | None = None,
+    reference_loss: np.ndarray | None = None,
+    chunked: bool = True,
 ) -> TextScores:
     """Tokenise and score ``texts`` with a :class:`scoring.loading.LoadedModel`.
 
     NaN policy: a text with fewer than one scored token (an empty text, or a
-    one-token text when no BOS is added) gets NaN for all four scores; it is
+    one-token text when no BOS is added) gets NaN for every score; it is
     never an error.
     """
-    max_length = effective_max_length(settings, loaded.max_positions)
-    encoded = encode_texts(loaded.tokenizer, texts, max_length=max_length, prepend_bos=settings.prepend_bos)
+    settings = ScoreSettings() if settings is None else settings
+    texts = list(texts)
+    encoded = encode_for(loaded, texts, settings)
+    names = active_scores(reference=reference_loss is not None)
     scores = score_encoded(
-        loaded.model, encoded, settings=settings, token_budget=token_budget, device=loaded.device, on_batch=on_batch
+        loaded.model, encoded, settings=settings, token_budget=token_budget, device=loaded.device, on_batch=on_batch,
+        names=names, texts=texts, reference_loss=reference_loss, chunked=chunked,
     )
-    return TextScores(scores=scores, n_scored=encoded.n_scored, truncated=encoded.truncated, max_length=max_length)
+    return TextScores(
+        names=names, scores=scores, n_scored=encoded.n_scored, truncated=encoded.truncated,
+        max_length=encoded.max_length,
+    )

@@ -13,7 +13,10 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import torch  # noqa: E402
 
 from .settings import DTYPE_CHOICES  # noqa: E402
-from .sources import ModelSource  # noqa: E402
+from .sources import ModelLoadError, ModelSource  # noqa: E402
+
+#: File names of pickled PyTorch checkpoints, refused unless the caller opts in.
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
 
 _DTYPES = {
     "float32": torch.float32,
@@ -87,7 +90,57 @@ class LoadedModel:
         return int(value) if isinstance(value, int) and value > 0 else None
 
 
-def load_model(source: ModelSource, *, device: str | None = None, dtype: str | None = None) -> LoadedModel:
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 240 else text[:237] + "..."
+
+
+def check_weights(source: ModelSource, *, allow_pickle: bool = False) -> bool:
+    """Check a model's weight files before loading; return whether to load safetensors.
+
+    A GGUF file must start with the GGUF magic. A directory must hold
+    ``*.safetensors`` files whose headers parse; a directory with only pickled
+    weights (``pytorch_model.bin`` ...) is refused unless ``allow_pickle``,
+    and even then transformers loads them with ``weights_only``.
+
+    Raises
+    ------
+    ModelLoadError
+        One line naming the offending file.
+    """
+    if source.gguf_file:
+        path = source.directory / source.gguf_file
+        with path.open("rb") as handle:
+            if handle.read(4) != b"GGUF":
+                raise ModelLoadError(f"{path}: not a GGUF file (no GGUF magic at the start)")
+        return False
+    safetensors = sorted(source.directory.glob("*.safetensors"))
+    pickled = sorted(p for p in source.directory.iterdir() if p.is_file() and p.suffix.lower() in PICKLE_SUFFIXES)
+    if not safetensors:
+        if not pickled:
+            raise ModelLoadError(f"{source.directory}: no weight files (*.safetensors) in the model directory")
+        if not allow_pickle:
+            raise ModelLoadError(
+                f"{pickled[0]}: pickled PyTorch weights are refused (they can run code when loaded); convert the "
+                "model to safetensors, or opt in with --allow-pickle-weights (loaded with weights_only)"
+            )
+        return False
+    from safetensors import safe_open
+
+    for path in safetensors:
+        try:
+            with safe_open(str(path), framework="pt") as handle:
+                names = list(handle.keys())
+                if names:  # reading one tensor catches a file cut short after its header
+                    handle.get_slice(names[-1])[...]
+        except Exception as exc:  # noqa: BLE001 - every failure becomes one line naming the file
+            raise ModelLoadError(f"{path}: not a readable safetensors file ({_one_line(exc)})") from None
+    return True
+
+
+def load_model(
+    source: ModelSource, *, device: str | None = None, dtype: str | None = None, allow_pickle: bool = False
+) -> LoadedModel:
     """Load a model and tokenizer from local files only.
 
     Parameters
@@ -96,10 +149,21 @@ def load_model(source: ModelSource, *, device: str | None = None, dtype: str | N
         A checked local model (see :func:`scoring.sources.model_source`).
     device, dtype : str, optional
         Overrides for :func:`resolve_device` / :func:`resolve_dtype`.
+    allow_pickle : bool
+        Accept a directory whose weights are pickled (``pytorch_model.bin``);
+        off by default, since unpickling can run code. transformers still
+        loads them with ``torch.load(weights_only=True)``.
 
     Returns
     -------
     LoadedModel
+
+    Raises
+    ------
+    ModelLoadError
+        (a ``ValueError``) One line naming the file, for every loader failure:
+        pickled weights without opt-in, a truncated or corrupt safetensors or
+        GGUF file, a broken config or tokenizer.
 
     Notes
     -----
@@ -111,13 +175,22 @@ def load_model(source: ModelSource, *, device: str | None = None, dtype: str | N
 
     dev = resolve_device(device)
     torch_dtype = resolve_dtype(dev, dtype)
+    use_safetensors = check_weights(source, allow_pickle=allow_pickle)
     kwargs = {"local_files_only": True, "trust_remote_code": False}
     if source.gguf_file:
         kwargs["gguf_file"] = source.gguf_file
-    tokenizer = AutoTokenizer.from_pretrained(source.directory, **kwargs)
-    # device_map puts the weights straight on the device, so a GPU run does not
-    # need a second full copy of the model in host memory.
-    model = AutoModelForCausalLM.from_pretrained(source.directory, dtype=torch_dtype, device_map=dev, **kwargs)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source.directory, **kwargs)
+    except Exception as exc:  # noqa: BLE001
+        raise ModelLoadError(f"{source.display}: the tokenizer could not be loaded ({_one_line(exc)})") from None
+    if not source.gguf_file:
+        kwargs["use_safetensors"] = use_safetensors
+    try:
+        # device_map puts the weights straight on the device, so a GPU run does not
+        # need a second full copy of the model in host memory.
+        model = AutoModelForCausalLM.from_pretrained(source.directory, dtype=torch_dtype, device_map=dev, **kwargs)
+    except Exception as exc:  # noqa: BLE001
+        raise ModelLoadError(f"{source.display}: the model could not be loaded ({_one_line(exc)})") from None
     model.eval()
     return LoadedModel(model=model, tokenizer=tokenizer, device=dev, dtype=torch_dtype, source=source)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .settings import SCORE_NAMES, ScoreSettings, check_score_name
+from .settings import ScoreSettings, check_score_name
 
 
 @dataclass(frozen=True)
@@ -97,14 +97,18 @@ class ScoringOutput:
         ``item_id, split, text, score_<model>...`` then the texts table's other
         columns (``member_<model>`` labels, anything else), in input row order.
     long : pandas.DataFrame
-        ``item_id, model, score_name, value``: all four scores of every model.
+        ``item_id, model, score_name, value``: every computed score of every model.
     report : ScoringReport
+    names : tuple of str
+        The scores in ``long`` (registry order; the reference-based ones only
+        when a reference model was given).
     """
 
     score: str
     wide: pd.DataFrame
     long: pd.DataFrame
     report: ScoringReport
+    names: tuple[str, ...] = ()
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -114,6 +118,8 @@ class ScoringOutput:
     def wide_for(self, score: str) -> pd.DataFrame:
         """The wide table with another score in the ``score_<model>`` columns (no re-scoring)."""
         check_score_name(score)
+        if self.names and score not in self.names:
+            raise ValueError(f"score {score!r} was not computed in this run (computed: {', '.join(self.names)})")
         out = self.wide.copy()
         chosen = self.long[self.long["score_name"] == score]
         for name in self.models:
@@ -123,25 +129,26 @@ class ScoringOutput:
 
 
 def assemble_output(
-    table: pd.DataFrame, per_model: dict[str, np.ndarray], score: str, report: ScoringReport
+    table: pd.DataFrame, per_model: dict[str, np.ndarray], score: str, report: ScoringReport, score_names
 ) -> ScoringOutput:
-    """Build the wide and long tables from per-model (n, 4) score arrays."""
+    """Build the wide and long tables from per-model (n, len(score_names)) score arrays."""
+    score_names = tuple(score_names)
     names = tuple(per_model)
-    column = SCORE_NAMES.index(score)
+    column = score_names.index(score)
     wide = table[["item_id", "split", "text"]].copy()
     for name in names:
         wide[f"score_{name}"] = per_model[name][:, column]
     carried = [c for c in table.columns if c not in ("item_id", "split", "text")]
     wide = pd.concat([wide.reset_index(drop=True), table[carried].reset_index(drop=True)], axis=1)
 
-    n, k = len(table), len(SCORE_NAMES)
+    n, k = len(table), len(score_names)
     long = pd.DataFrame(
         {
             "item_id": np.tile(table["item_id"].to_numpy(), k * len(names)),
             "model": np.repeat(names, n * k),
-            "score_name": np.tile(np.repeat(SCORE_NAMES, n), len(names)),
+            "score_name": np.tile(np.repeat(score_names, n), len(names)),
             # per_model[name].T.ravel() lists the scores one score name at a time.
             "value": np.concatenate([per_model[name].T.ravel() for name in names]) if names else [],
         }
     )
-    return ScoringOutput(score=score, wide=wide, long=long, report=report)
+    return ScoringOutput(score=score, wide=wide, long=long, report=report, names=score_names)

@@ -3,8 +3,10 @@
 :func:`run_scoring` is the entry point for the CLI and the dashboard. It
 returns a :class:`~scoring.results.ScoringOutput` holding the wide score table
 of the data contract (``item_id, split, text, score_<model>...`` plus carried
-columns such as ``member_<model>``), the long table of all four scores, and a
-report.
+columns such as ``member_<model>``), the long table of every computed score,
+and a report. ``engine="ray"`` runs the per-model work on Ray Data
+(:mod:`scoring.ray_engine`) against the same cache, so both engines give the
+same tables.
 
 Torch is imported only when a model actually has to be loaded.
 """
@@ -19,19 +21,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .cache import CACHE_COLUMNS, ScoreCache, text_digest
+from .cache import ScoreCache, cache_columns, text_digest
+from .registry import REGISTRY, active_scores
 from .results import ModelReport, ScoringOutput, ScoringReport, assemble_output
 from .settings import (
     DEFAULT_CACHE_DIR,
     DEFAULT_SCORE,
     DEFAULT_TOKEN_BUDGET,
-    SCORE_NAMES,
     ScoreSettings,
     check_score_name,
     check_token_budget,
 )
-from .sources import ModelSource, check_models
+from .sources import ModelSource, check_models, model_source
 from .texts import validate_texts
+from .work import SHARD_SIZE
 
 #: ``progress(done, total, message)``; units are (model, distinct text) pairs.
 ProgressFn = Callable[[int, int, str], None]
@@ -39,18 +42,18 @@ ProgressFn = Callable[[int, int, str], None]
 #: An interrupted run loses at most this much scoring work.
 FLUSH_SECONDS = 30.0
 
+ENGINES = ("local", "ray")
+
 
 class _RowBuffer:
     """Collects one model's fresh rows; writes them to the cache every so often."""
 
     def __init__(self, cache: ScoreCache | None):
         self.cache = cache
-        self.frames: list[pd.DataFrame] = []
         self.pending: list[pd.DataFrame] = []
         self.last_flush = time.monotonic()
 
     def add(self, rows: pd.DataFrame) -> None:
-        self.frames.append(rows)
         self.pending.append(rows)
         if time.monotonic() - self.last_flush >= FLUSH_SECONDS:
             self.flush()
@@ -61,94 +64,121 @@ class _RowBuffer:
         self.pending = []
         self.last_flush = time.monotonic()
 
-    def result(self) -> pd.DataFrame:
-        if not self.frames:
-            return pd.DataFrame(columns=list(CACHE_COLUMNS)).set_index("text_sha")
-        return pd.concat(self.frames, ignore_index=True).set_index("text_sha")
+
+@dataclass(frozen=True)
+class ModelJob:
+    """One model's share of a run: what to score and how (shared by both engines)."""
+
+    name: str
+    source: ModelSource
+    names: tuple[str, ...]
+    settings: ScoreSettings
+    token_budget: int
+    device: str | None
+    dtype: str | None
+    cache_dir: Path | None
+    reference: ModelSource | None = None
+    reference_loss: pd.Series | None = None  # by text digest
+    allow_pickle: bool = False
+    shard_size: int = SHARD_SIZE
+
+    def resolved(self) -> tuple[str, str]:
+        """(device, dtype name) this job runs with."""
+        from . import loading
+
+        dev = loading.resolve_device(self.device)
+        return str(dev), loading.dtype_name(loading.resolve_dtype(dev, self.dtype))
+
+    def open_cache(self) -> ScoreCache | None:
+        if self.cache_dir is None:
+            return None
+        device, dtype = self.resolved()
+        return ScoreCache.open(
+            self.cache_dir, self.source, self.settings, names=self.names, device_type=device.split(":")[0],
+            dtype=dtype, reference=self.reference,
+        )
+
+    def reference_for(self, digests) -> np.ndarray | None:
+        return None if self.reference_loss is None else self.reference_loss.loc[list(digests)].to_numpy(dtype=float)
 
 
 @dataclass(frozen=True)
-class _ModelRows:
-    rows: pd.DataFrame  # CACHE_COLUMNS, indexed by text digest
+class ModelRows:
+    """Cache-format rows (indexed by text digest) for every distinct text under one model."""
+
+    rows: pd.DataFrame
     device: str
     dtype: str
     n_from_cache: int
     n_scored: int
 
 
-def _rows(digests: list[str], encoded, positions: np.ndarray, scores: np.ndarray) -> pd.DataFrame:
-    frame = pd.DataFrame(scores, columns=list(SCORE_NAMES))
-    frame.insert(0, "text_sha", [digests[i] for i in positions])
-    frame.insert(1, "n_scored", encoded.n_scored[positions])
-    frame.insert(2, "truncated", encoded.truncated[positions])
-    frame.insert(3, "max_length", encoded.max_length)
-    return frame
-
-
-def _score_model(
-    name: str,
-    source: ModelSource,
-    texts_by_digest: dict[str, str],
-    *,
-    settings: ScoreSettings,
-    token_budget: int,
-    device: str | None,
-    dtype: str | None,
-    cache_dir: Path | None,
-    tick: Callable[[int, str], None],
-) -> _ModelRows:
-    """Cache-format rows for every distinct text under one model."""
+def score_model_local(job: ModelJob, texts_by_digest: dict[str, str], tick: Callable[[int, str], None]) -> ModelRows:
+    """Score one model's missing texts in this process."""
     from . import loading
-    from .batching import encode_texts
-    from .engine import effective_max_length, score_encoded
+    from .work import score_rows, shards_of
 
-    dev = loading.resolve_device(device)
-    dt = loading.resolve_dtype(dev, dtype)
-    dtype_name = loading.dtype_name(dt)
-    cache = None
-    if cache_dir is not None:
-        cache = ScoreCache.open(cache_dir, source, settings, device_type=dev.type, dtype=dtype_name)
+    device, dtype = job.resolved()
+    cache = job.open_cache()
     cached = cache.load() if cache is not None else None
     missing = [d for d in texts_by_digest if cached is None or d not in cached.index]
     n_hit = len(texts_by_digest) - len(missing)
     if n_hit:
-        tick(n_hit, f"{name}: {n_hit} texts from cache")
+        tick(n_hit, f"{job.name}: {n_hit} texts from cache")
     if not missing:
-        return _ModelRows(cached, str(dev), dtype_name, n_from_cache=n_hit, n_scored=0)
+        return ModelRows(cached, device, dtype, n_from_cache=n_hit, n_scored=0)
 
-    tick(0, f"{name}: loading the model")
+    tick(0, f"{job.name}: loading the model")
     buffer = _RowBuffer(cache)
-    loaded = loading.load_model(source, device=str(dev), dtype=dtype_name)
+    loaded = loading.load_model(job.source, device=device, dtype=dtype, allow_pickle=job.allow_pickle)
+
+    def on_rows(rows: pd.DataFrame) -> None:
+        buffer.add(rows)
+        tick(len(rows), f"{job.name}: scoring")
+
+    frames = []
     try:
-        encoded = encode_texts(
-            loaded.tokenizer,
-            [texts_by_digest[d] for d in missing],
-            max_length=effective_max_length(settings, loaded.max_positions),
-            prepend_bos=settings.prepend_bos,
-        )
-        # Texts with nothing to score never reach the model; they are NaN rows.
-        empty = np.flatnonzero(encoded.n_scored == 0)
-        if empty.size:
-            buffer.add(_rows(missing, encoded, empty, np.full((empty.size, len(SCORE_NAMES)), np.nan)))
-            tick(int(empty.size), f"{name}: scoring")
-
-        def on_batch(batch) -> None:
-            buffer.add(_rows(missing, encoded, batch.indices, batch.scores))
-            tick(len(batch.indices), f"{name}: scoring")
-
-        score_encoded(
-            loaded.model, encoded, settings=settings, token_budget=token_budget, device=loaded.device, on_batch=on_batch
-        )
+        # The same digest-sorted shards as the Ray engine, so both run the same batches.
+        for shard in shards_of(missing, job.shard_size):
+            frames.append(score_rows(
+                loaded, [texts_by_digest[d] for d in shard], shard, settings=job.settings,
+                token_budget=job.token_budget, names=job.names, reference_loss=job.reference_for(shard),
+                on_rows=on_rows,
+            ))
+            buffer.flush()
     finally:
         # Runs on interruption too, so the next run resumes from here.
         buffer.flush()
         del loaded
         loading.free_memory()
+    fresh = pd.concat(frames, ignore_index=True).set_index("text_sha")
     if cache is not None:
         cache.compact()
-    fresh = buffer.result()
     rows = fresh if cached is None or cached.empty else pd.concat([cached, fresh])
-    return _ModelRows(rows, str(dev), dtype_name, n_from_cache=n_hit, n_scored=len(missing))
+    return ModelRows(rows, device, dtype, n_from_cache=n_hit, n_scored=len(missing))
+
+
+def _report(name, source, table, rows: ModelRows, aligned, values, started) -> ModelReport:
+    nan = np.isnan(values).any(axis=1)
+    return ModelReport(
+        name=name, source=source.display, device=rows.device, dtype=rows.dtype,
+        max_length=int(aligned["max_length"].max()), n_texts=len(table), n_from_cache=rows.n_from_cache,
+        n_scored=rows.n_scored, n_truncated=int(aligned["truncated"].astype(bool).sum()),
+        n_tokens=int(aligned["n_scored"].sum()), nan_item_ids=tuple(table["item_id"][nan]),
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _engine(engine: str, engine_options: dict | None):
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if engine == "local":
+        if engine_options:
+            raise ValueError(f"engine_options {sorted(engine_options)} apply to engine='ray' only")
+        return score_model_local
+    from .ray_engine import RayEngine
+
+    return RayEngine(**(engine_options or {}))
 
 
 def run_scoring(
@@ -162,43 +192,53 @@ def run_scoring(
     dtype: str | None = None,
     cache_dir: str | Path | None = DEFAULT_CACHE_DIR,
     progress: ProgressFn | None = None,
+    reference: str | Path | ModelSource | None = None,
+    allow_pickle: bool = False,
+    engine: str = "local",
+    engine_options: dict | None = None,
+    shard_size: int = SHARD_SIZE,
 ) -> ScoringOutput:
     """Score every text under every model; return the wide and long tables.
 
     Parameters
     ----------
     texts : pandas.DataFrame
-        ``item_id, split, text`` and optional carried columns (e.g.
-        ``member_<model>``); see :func:`scoring.texts.validate_texts`.
+        ``item_id, split, text`` and optional carried columns; see
+        :func:`scoring.texts.validate_texts`.
     models : mapping of str to path
-        Model name -> Hugging Face directory, or ``.../file.gguf``. Names
-        become the ``score_<name>`` columns.
-    score : {"ppl", "mink", "minkpp", "mentr"}
-        The score written to the wide table (all four are in ``long``).
-    settings : ScoreSettings, optional
-        k ratios, ``max_length`` and ``prepend_bos``.
-    token_budget : int
-        Padded tokens per batch; lower it when memory runs out.
-    device, dtype : str, optional
-        Overrides (default: CUDA if available else CPU; bf16 on GPUs that
-        support it else float32).
+        Model name -> Hugging Face directory, or ``.../file.gguf``.
+    score : str
+        The registered score written to the wide table (every computed score
+        is in ``long``).
+    settings, token_budget, device, dtype
+        Score settings, padded tokens per batch, device and dtype overrides.
     cache_dir : path or None
-        Score cache (see :mod:`scoring.cache`); ``None`` disables caching.
+        Score cache (see :mod:`scoring.cache`); ``None`` disables caching
+        (the Ray engine needs one: it is where its shards go).
     progress : callable, optional
-        ``progress(done, total, message)`` after each batch, in (model,
-        distinct text) units.
-
-    Returns
-    -------
-    ScoringOutput
+        ``progress(done, total, message)`` in (model, distinct text) units.
+    reference : path, optional
+        A reference model; enables the reference-based scores (``refratio``).
+    allow_pickle : bool
+        Accept pickled ``pytorch_model.bin`` weights (see :func:`scoring.loading.load_model`).
+    engine : {"local", "ray"}
+        Where the forward passes run; ``engine_options`` go to
+        :class:`scoring.ray_engine.RayEngine` (``address``, ``workers``, ...).
+    shard_size : int
+        Texts per unit of work (a Ray input shard; a cache part locally):
+        both engines score the distinct texts sorted by digest in shards of
+        this size, so they run the same batches.
 
     Raises
     ------
     ValueError
-        Bad texts table, model path or setting. A text with nothing to score
-        is not an error: its scores are NaN and listed in the report.
+        Bad texts table, model path or setting (``ModelLoadError`` for a model
+        that cannot be loaded). A text with nothing to score is not an error:
+        its scores are NaN and listed in the report.
     """
     check_score_name(score)
+    if REGISTRY[score].needs_reference and reference is None:
+        raise ValueError(f"score {score!r} needs a reference model (reference= / --reference)")
     settings = ScoreSettings() if settings is None else settings
     token_budget = check_token_budget(token_budget)
     sources = check_models(dict(models))
@@ -206,10 +246,12 @@ def run_scoring(
     clash = [f"score_{n}" for n in sources if f"score_{n}" in table.columns]
     if clash:
         raise ValueError(f"texts table already has column(s) {', '.join(clash)}; rename them or the models")
+    runner = _engine(engine, engine_options)
+    ref_source = None if reference is None else _as_source(reference)
 
     digests = [text_digest(t) for t in table["text"]]
     texts_by_digest = dict(zip(digests, table["text"]))
-    total = len(texts_by_digest) * len(sources)
+    total = len(texts_by_digest) * (len(sources) + (ref_source is not None))
     done = 0
 
     def tick(n: int, message: str) -> None:
@@ -218,46 +260,35 @@ def run_scoring(
         if progress is not None:
             progress(done, total, message)
 
-    per_model: dict[str, np.ndarray] = {}
-    reports = []
+    shard_size = check_token_budget(shard_size) if shard_size else shard_size  # an int >= 1
+    common = dict(shard_size=shard_size, settings=settings, token_budget=token_budget, device=device, dtype=dtype, allow_pickle=allow_pickle,
+                  cache_dir=None if cache_dir is None else Path(cache_dir))
+    ref_loss = None
+    if ref_source is not None:
+        job = ModelJob("reference", ref_source, active_scores(reference=False), **common)
+        ref_loss = -runner(job, texts_by_digest, tick).rows["ppl"].astype(float)
+    names = active_scores(reference=ref_source is not None)
+    per_model, reports = {}, []
     for name, source in sources.items():
-        start = time.perf_counter()
-        result = _score_model(
-            name,
-            source,
-            texts_by_digest,
-            settings=settings,
-            token_budget=token_budget,
-            device=device,
-            dtype=dtype,
-            cache_dir=None if cache_dir is None else Path(cache_dir),
-            tick=tick,
-        )
+        started = time.perf_counter()
+        job = ModelJob(name, source, names, reference=ref_source, reference_loss=ref_loss, **common)
+        result = runner(job, texts_by_digest, tick)
         aligned = result.rows.loc[digests]
-        per_model[name] = aligned[list(SCORE_NAMES)].to_numpy(dtype=float)
-        nan = np.isnan(per_model[name]).any(axis=1)
-        reports.append(
-            ModelReport(
-                name=name,
-                source=source.display,
-                device=result.device,
-                dtype=result.dtype,
-                max_length=int(aligned["max_length"].max()),
-                n_texts=len(table),
-                n_from_cache=result.n_from_cache,
-                n_scored=result.n_scored,
-                n_truncated=int(aligned["truncated"].astype(bool).sum()),
-                n_tokens=int(aligned["n_scored"].sum()),
-                nan_item_ids=tuple(table["item_id"][nan]),
-                seconds=time.perf_counter() - start,
-            )
-        )
-    return assemble_output(table, per_model, score, ScoringReport(settings, token_budget, tuple(reports)))
+        per_model[name] = aligned[list(names)].to_numpy(dtype=float)
+        reports.append(_report(name, source, table, result, aligned, per_model[name], started))
+    return assemble_output(table, per_model, score, ScoringReport(settings, token_budget, tuple(reports)), names)
+
+
+def _as_source(reference) -> ModelSource:
+    return reference if isinstance(reference, ModelSource) else model_source(reference, name="reference")
 
 
 def all_scores(texts: pd.DataFrame, models: Mapping[str, str | Path | ModelSource], **kwargs) -> pd.DataFrame:
-    """All four scores of every model as a long table ``item_id, model, score_name, value``.
+    """Every computed score of every model as a long table ``item_id, model, score_name, value``.
 
     Same keyword arguments as :func:`run_scoring`; shares its cache.
     """
     return run_scoring(texts, models, **kwargs).long
+
+
+__all__ = ["ENGINES", "ModelJob", "ModelRows", "all_scores", "cache_columns", "run_scoring", "score_model_local"]

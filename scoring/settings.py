@@ -10,20 +10,20 @@ import numbers
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-#: The four detection scores, in the column order used everywhere in the package.
+from .registry import REGISTRY
+
+#: Every registered detection score (:mod:`scoring.registry`), in column order.
 #: Each is oriented so that larger means more member-like (METHOD-NOTES).
-SCORE_NAMES: tuple[str, ...] = ("ppl", "mink", "minkpp", "mentr")
+SCORE_NAMES: tuple[str, ...] = tuple(REGISTRY)
 
 #: The score written to the wide table unless another is asked for.
 DEFAULT_SCORE = "minkpp"
 
-#: Human-readable labels, e.g. for the dashboard's select box.
-SCORE_LABELS: dict[str, str] = {
-    "ppl": "Perplexity (-log PPL = mean token log-prob)",
-    "mink": "Min-K% (mean of the lowest k% token log-probs)",
-    "minkpp": "Min-K%++ (mean of the lowest k% normalised log-probs)",
-    "mentr": "Modified Entropy (negated)",
-}
+#: Human-readable labels, e.g. for the dashboard's select box (from the registry).
+SCORE_LABELS: dict[str, str] = {name: spec.label for name, spec in REGISTRY.items()}
+
+#: How texts longer than ``max_length`` tokens are handled.
+LONG_TEXT_MODES: tuple[str, ...] = ("truncate", "window")
 
 DEFAULT_K = 0.2
 DEFAULT_MAX_LENGTH = 1024
@@ -69,12 +69,23 @@ class ScoreSettings:
         already start with it, so that the first text token is scored too.
         Off by default: a tokenizer that adds BOS itself already scores every
         text token, and one that does not (GPT-2) was trained without it.
+    long_texts : {"truncate", "window"}
+        ``"truncate"`` cuts a longer text to ``max_length`` tokens;
+        ``"window"`` scores every token in sliding windows of ``max_length``
+        tokens that advance by ``stride``: the first window scores all its
+        tokens, each later one only the tokens past the previous window, with
+        at least ``max_length - stride`` tokens of context before them.
+    stride : int or None
+        Window step for ``long_texts="window"`` (default ``max_length // 2``);
+        must be in [1, max_length - 1].
     """
 
     k_mink: float = DEFAULT_K
     k_minkpp: float = DEFAULT_K
     max_length: int = DEFAULT_MAX_LENGTH
     prepend_bos: bool = False
+    long_texts: str = "truncate"
+    stride: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("k_mink", "k_minkpp"):
@@ -86,6 +97,18 @@ class ScoreSettings:
         object.__setattr__(self, "max_length", _check_int(self.max_length, "max_length", 2))
         if not isinstance(self.prepend_bos, bool):
             raise ValueError(f"prepend_bos must be True or False, got {self.prepend_bos!r}")
+        if self.long_texts not in LONG_TEXT_MODES:
+            raise ValueError(f"long_texts must be one of {', '.join(LONG_TEXT_MODES)}, got {self.long_texts!r}")
+        if self.stride is not None:
+            stride = _check_int(self.stride, "stride", 1)
+            if stride >= self.max_length:
+                raise ValueError(f"stride must be below max_length ({self.max_length}), got {stride}")
+            object.__setattr__(self, "stride", stride)
+
+    def window_stride(self, window: int) -> int:
+        """The step between windows of ``window`` tokens (the setting, or half a window)."""
+        stride = self.stride if self.stride is not None else window // 2
+        return max(1, min(stride, window - 1))
 
     def as_dict(self) -> dict:
         """The settings as a plain dict (for the cache key and reports)."""

@@ -6,8 +6,6 @@ transformers are imported.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +13,10 @@ from pathlib import Path
 # Model names become column names (``score_<name>``, ``member_<name>``), so keep
 # them to characters that survive CSV headers, shells and Parquet alike.
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+
+
+class ModelLoadError(ValueError):
+    """A model that cannot be used: one line naming the file (a ``ValueError``, so CLIs print it)."""
 
 
 @dataclass(frozen=True)
@@ -38,22 +40,11 @@ class ModelSource:
         """The path as the user would write it."""
         return str(self.directory / self.gguf_file) if self.gguf_file else str(self.directory)
 
-    def fingerprint(self) -> str:
-        """A digest of the model's identity for the score cache.
+    def fingerprint(self, *, store: Path | None = None) -> str:
+        """The model's content fingerprint (see :func:`scoring.fingerprint.content_fingerprint`)."""
+        from .fingerprint import content_fingerprint
 
-        Hashing multi-gigabyte weights on every run would cost more than
-        scoring small tables, so the fingerprint uses the absolute path and the
-        name, size and modification time of every file directly inside the
-        directory. Re-saving a model in place changes the times and so
-        invalidates its cache; copying a model elsewhere starts a new cache.
-        """
-        entries = []
-        for path in sorted(self.directory.iterdir()):
-            if path.is_file():
-                stat = path.stat()
-                entries.append([path.name, stat.st_size, stat.st_mtime_ns])
-        payload = {"directory": str(self.directory), "gguf_file": self.gguf_file, "files": entries}
-        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+        return content_fingerprint(self, store=store)
 
 
 def model_source(path: str | Path, *, name: str = "model") -> ModelSource:
@@ -77,19 +68,23 @@ def model_source(path: str | Path, *, name: str = "model") -> ModelSource:
     p = Path(path).expanduser()
     if p.suffix.lower() == ".gguf":
         if not p.is_file():
-            raise ValueError(f"model {name!r}: GGUF file {str(p)!r} does not exist")
+            raise ModelLoadError(f"model {name!r}: GGUF file {str(p)!r} does not exist")
         return ModelSource(directory=p.parent.resolve(), gguf_file=p.name)
     if not p.exists():
-        raise ValueError(f"model {name!r}: directory {str(p)!r} does not exist")
+        raise ModelLoadError(f"model {name!r}: directory {str(p)!r} does not exist")
     if not p.is_dir():
-        raise ValueError(
+        raise ModelLoadError(
             f"model {name!r}: {str(p)!r} is not a directory (give a Hugging Face model "
             "directory or a path ending in .gguf)"
         )
     if not (p / "config.json").is_file():
-        raise ValueError(
+        ggufs = sorted(p.glob("*.gguf"))
+        if len(ggufs) == 1:  # a directory holding one GGUF checkpoint means that file
+            return ModelSource(directory=p.resolve(), gguf_file=ggufs[0].name)
+        raise ModelLoadError(
             f"model {name!r}: directory {str(p)!r} has no config.json, so it is not a "
-            "Hugging Face model directory (for a GGUF checkpoint give the .gguf file's path)"
+            "Hugging Face model directory (for a GGUF checkpoint give the .gguf file's path, or a directory "
+            "holding exactly one .gguf file)"
         )
     return ModelSource(directory=p.resolve())
 

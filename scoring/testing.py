@@ -195,3 +195,9 @@ def save_tiny_gguf(
 def random_text(rng: np.random.Generator, n_words: int, vocab_size: int = 64) -> str:
     """``n_words`` random known words, space separated."""
     return " ".join(f"w{i}" for i in rng.integers(0, vocab_size - len(SPECIAL_TOKENS), size=n_words))
+
+
+def pinned_torch_threads() -> Iterator[None]:
+    """Generator body of the test suites' shared autouse fixture (tests/*/conftest.py)."""
+    with single_torch_thread():
+        yield

@@ -11,13 +11,7 @@ pytest.importorskip("transformers")
 
 from scoring.cli import register  # noqa: E402
 from scoring.sources import parse_model_spec  # noqa: E402
-from scoring.testing import random_text, save_tiny_model, single_torch_thread  # noqa: E402
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _one_torch_thread():
-    with single_torch_thread():
-        yield
+from scoring.testing import random_text, save_tiny_model  # noqa: E402
 
 
 def run_cli(argv):

@@ -16,16 +16,11 @@ from scoring.engine import score_encoded, score_texts  # noqa: E402
 from scoring.loading import load_model  # noqa: E402
 from scoring.settings import ScoreSettings  # noqa: E402
 from scoring.sources import model_source  # noqa: E402
-from scoring.testing import BOS_ID, random_text, save_tiny_gguf, save_tiny_model, single_torch_thread  # noqa: E402
+from scoring.testing import BOS_ID, random_text, save_tiny_gguf, save_tiny_model  # noqa: E402
 from scoring.token_scores import token_statistics  # noqa: E402
 
 K = 0.2
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _one_torch_thread():
-    with single_torch_thread():
-        yield
+FOUR = ("ppl", "mink", "minkpp", "mentr")
 
 
 @pytest.fixture(scope="module")
@@ -50,13 +45,19 @@ def texts():
     return [random_text(rng, n) for n in (1, 2, 3, 5, 8, 13, 21, 34, 7, 2, 40, 4)]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _plain_load(model_dir, gguf_file=None):
     """The model and tokenizer loaded by transformers directly, not by scoring."""
     kw = {"local_files_only": True, "gguf_file": gguf_file} if gguf_file else {"local_files_only": True}
     tok = AutoTokenizer.from_pretrained(model_dir, **kw)
     model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32, **kw).eval()
     return tok, model
+
+
+def four(out):
+    """The first four score columns, checked to be the original four."""
+    assert out.names[:4] == FOUR
+    return out.scores[:, :4]
 
 
 def reference_scores(model_dir, text, *, k=K, prepend_bos=False, max_length=None, gguf_file=None):
@@ -91,7 +92,7 @@ def reference_scores(model_dir, text, *, k=K, prepend_bos=False, max_length=None
 @pytest.mark.parametrize("arch", ["gpt2", "llama"])
 def test_all_four_scores_match_float64_reference(arch, model_dirs, loaded, texts):
     # A small budget forces several padded batches of mixed lengths.
-    got = score_texts(loaded[arch], texts, settings=ScoreSettings(), token_budget=48).scores
+    got = four(score_texts(loaded[arch], texts, settings=ScoreSettings(), token_budget=48))
     want = np.stack([reference_scores(model_dirs[arch], t) for t in texts])
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     assert np.isfinite(got[1:]).all()
@@ -113,7 +114,7 @@ def test_left_padding_tokenizer_gives_the_same_scores(loaded, texts):
 
 def test_k_ratios_are_parameters(model_dirs, loaded, texts):
     settings = ScoreSettings(k_mink=0.5, k_minkpp=0.1)
-    got = score_texts(loaded["gpt2"], texts, settings=settings, token_budget=64).scores
+    got = four(score_texts(loaded["gpt2"], texts, settings=settings, token_budget=64))
     for i in (4, 7):
         ref_half = reference_scores(model_dirs["gpt2"], texts[i], k=0.5)
         ref_tenth = reference_scores(model_dirs["gpt2"], texts[i], k=0.1)
@@ -134,7 +135,7 @@ def test_bos_handling(model_dirs, loaded, texts):
     gpt2_bos = score_texts(loaded["gpt2"], texts, settings=bos)
     assert list(gpt2_bos.n_scored) == words
     np.testing.assert_allclose(
-        gpt2_bos.scores[3], reference_scores(model_dirs["gpt2"], texts[3], prepend_bos=True), rtol=1e-5, atol=1e-5
+        four(gpt2_bos)[3], reference_scores(model_dirs["gpt2"], texts[3], prepend_bos=True), rtol=1e-5, atol=1e-5
     )
     assert list(score_texts(loaded["llama"], texts, settings=bos).n_scored) == words
     enc = encode_texts(loaded["gpt2"].tokenizer, ["w1 w2"], max_length=10, prepend_bos=True)
@@ -162,7 +163,7 @@ def test_truncation_to_max_length(model_dirs, loaded, texts):
     np.testing.assert_array_equal(out.truncated, words > 6)
     np.testing.assert_array_equal(out.n_scored, np.minimum(words, 6) - 1)
     want = np.stack([reference_scores(model_dirs["gpt2"], t, max_length=6) for t in texts])
-    np.testing.assert_allclose(out.scores, want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(four(out), want, rtol=1e-5, atol=1e-5)
     # The limit is lowered to the model's context length (64 here).
     assert score_texts(loaded["gpt2"], texts[:2], settings=ScoreSettings(max_length=10_000)).max_length == 64
 
@@ -181,9 +182,12 @@ def test_model_without_logits_to_keep_gives_the_same_scores(loaded, texts):
     lm = loaded["llama"]
     enc = encode_texts(lm.tokenizer, texts, max_length=64)
     settings = ScoreSettings()
-    fast = score_encoded(lm.model, enc, settings=settings, token_budget=64, device=lm.device)
-    full = score_encoded(FullLogits(lm.model), enc, settings=settings, token_budget=64, device=lm.device)
+    fast = score_encoded(lm.model, enc, settings=settings, token_budget=64, device=lm.device, texts=texts)
+    full = score_encoded(FullLogits(lm.model), enc, settings=settings, token_budget=64, device=lm.device, texts=texts)
+    unchunked = score_encoded(lm.model, enc, settings=settings, token_budget=64, device=lm.device, texts=texts,
+                              chunked=False)
     np.testing.assert_allclose(full, fast, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(unchunked, fast, rtol=1e-6, atol=1e-6)
 
 
 def test_token_statistics_chunking_and_degenerate_rows():
@@ -217,9 +221,10 @@ def test_gguf_checkpoint_loads_and_scores(tmp_path):
     lm = load_model(model_source(path), device="cpu")
     texts = ["hello world", "abc", "", "x", "the quick brown fox, 42."]
     out = score_texts(lm, texts, token_budget=32)
+    assert lm.source.gguf_file == "tiny.gguf"
     assert list(out.n_scored) == [len(t) + 1 if t else 0 for t in texts]  # BOS + one token per character
     want = np.stack([reference_scores(str(tmp_path), t, gguf_file="tiny.gguf") for t in texts])
-    np.testing.assert_allclose(out.scores, want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(four(out), want, rtol=1e-5, atol=1e-5)
 
 
 def test_plan_batches_respects_the_budget_and_sorts_by_length():

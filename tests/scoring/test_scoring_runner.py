@@ -16,13 +16,8 @@ from transformers import GPT2LMHeadModel, LlamaForCausalLM  # noqa: E402
 
 import scoring.loading  # noqa: E402
 from scoring import SCORE_NAMES, ScoreSettings, run_scoring  # noqa: E402
-from scoring.testing import random_text, save_tiny_model, single_torch_thread  # noqa: E402
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _one_torch_thread():
-    with single_torch_thread():
-        yield
+from scoring.registry import active_scores  # noqa: E402
+from scoring.testing import random_text, save_tiny_model  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -52,18 +47,32 @@ def table():
 
 @pytest.fixture
 def forward_calls(monkeypatch):
-    """Counts forward passes of the tiny model classes."""
-    calls = []
-    for cls in (GPT2LMHeadModel, LlamaForCausalLM):
-        original = cls.forward
+    """Counts scoring forward passes (one per batch, whichever head path runs) and any LM forward."""
+    import scoring.engine
 
-        @functools.wraps(original)
-        def counted(self, *args, _original=original, **kwargs):
-            calls.append(type(self).__name__)
+    calls = []
+    original = scoring.engine.scored_statistics
+
+    def counted(model, *args, **kwargs):
+        calls.append(type(model).__name__)
+        return original(model, *args, **kwargs)
+
+    monkeypatch.setattr(scoring.engine, "scored_statistics", counted)
+    for cls in (GPT2LMHeadModel, LlamaForCausalLM):
+        lm_forward = cls.forward
+
+        @functools.wraps(lm_forward)
+        def lm_counted(self, *args, _original=lm_forward, **kwargs):
+            calls.append(f"probe:{type(self).__name__}")
             return _original(self, *args, **kwargs)
 
-        monkeypatch.setattr(cls, "forward", counted)
+        monkeypatch.setattr(cls, "forward", lm_counted)
     return calls
+
+
+def batches(calls):
+    """Scoring forward passes only (not the one-off head probe of a freshly loaded model)."""
+    return [c for c in calls if not c.startswith("probe:")]
 
 
 def test_wide_and_long_tables(models, table, tmp_path):
@@ -72,8 +81,10 @@ def test_wide_and_long_tables(models, table, tmp_path):
     assert list(out.wide.columns) == ["item_id", "split", "text", "score_g", "score_l", "member_g", "source"]
     pd.testing.assert_series_equal(out.wide["item_id"], table["item_id"])
     assert list(out.long.columns) == ["item_id", "model", "score_name", "value"]
-    assert len(out.long) == len(table) * 2 * 4
-    assert set(out.long["score_name"]) == set(SCORE_NAMES)
+    computed = active_scores(reference=False)
+    assert out.names == computed and set(computed) <= set(SCORE_NAMES) and "refratio" not in computed
+    assert len(out.long) == len(table) * 2 * len(computed)
+    assert set(out.long["score_name"]) == set(computed)
     # The wide table carries the chosen score (minkpp by default); wide_for switches without re-scoring.
     long = out.long.set_index(["model", "score_name", "item_id"])["value"].sort_index()
     np.testing.assert_array_equal(out.wide["score_l"], long.loc[("l", "minkpp")].reindex(table["item_id"]))
@@ -107,7 +118,7 @@ def test_report_counts_truncation(models, table):
 
 def test_second_run_reads_the_cache_and_runs_no_forward_pass(models, table, tmp_path, forward_calls, monkeypatch):
     first = run_scoring(table, models, cache_dir=tmp_path, token_budget=64)
-    assert forward_calls, "the first run must score"
+    assert batches(forward_calls), "the first run must score"
     assert [m.n_scored for m in first.report.models] == [table["text"].nunique()] * 2
     forward_calls.clear()
     loads = []
@@ -124,18 +135,18 @@ def test_interrupted_run_resumes_where_it_stopped(models, table, tmp_path, forwa
     one = {"g": models["g"]}
 
     def stop_after_two_batches(done, total, message):
-        if len(forward_calls) >= 2:
+        if len(batches(forward_calls)) >= 2:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
         run_scoring(table, one, cache_dir=tmp_path, token_budget=40, progress=stop_after_two_batches)
-    assert len(forward_calls) == 2
+    assert len(batches(forward_calls)) == 2
     forward_calls.clear()
     resumed = run_scoring(table, one, cache_dir=tmp_path, token_budget=40)
-    n_resumed = len(forward_calls)
+    n_resumed = len(batches(forward_calls))
     forward_calls.clear()
     fresh = run_scoring(table, one, cache_dir=None, token_budget=40)
-    assert 0 < n_resumed < len(forward_calls)
+    assert 0 < n_resumed < len(batches(forward_calls))
     pd.testing.assert_frame_equal(resumed.wide, fresh.wide)
     report = resumed.report.models[0]
     assert report.n_from_cache > 0 and report.n_scored > 0
@@ -147,12 +158,12 @@ def test_cache_key_follows_settings_and_model_files(table, tmp_path, forward_cal
     run_scoring(table, one, cache_dir=tmp_path / "cache")
     forward_calls.clear()
     other_k = run_scoring(table, one, cache_dir=tmp_path / "cache", settings=ScoreSettings(k_minkpp=0.5))
-    assert forward_calls and other_k.report.models[0].n_from_cache == 0
+    assert batches(forward_calls) and other_k.report.models[0].n_from_cache == 0
     forward_calls.clear()
     # Re-saving the model in place (new weights) must not hit the old entries.
     save_tiny_model(one["g"], "gpt2", seed=99)
     resaved = run_scoring(table, one, cache_dir=tmp_path / "cache")
-    assert forward_calls and resaved.report.models[0].n_from_cache == 0
+    assert batches(forward_calls) and resaved.report.models[0].n_from_cache == 0
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,124 @@
+"""The model's forward pass up to the scored positions' statistics, in bounded memory.
+
+Full logits cost ``positions x vocabulary`` floats per batch (a 152k vocabulary
+at 8k tokens is ~4.6 GiB in float32 before the softmax temporaries). Where the
+model allows it, the body (``model.base_model``) runs once and the LM head is
+applied to the scored positions' hidden states a chunk of rows at a time, so
+the vocabulary-sized temporaries stay ``rows_per_chunk x V`` whatever the
+sequence length. A model whose logits are not just ``lm_head(last hidden
+state)`` (soft-capping, logit scaling, custom heads) is detected by a probe and
+falls back to ``logits_to_keep`` / full logits, computed in one piece.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import weakref
+
+import torch
+
+from .token_scores import CHUNK_ELEMENTS, rows_per_chunk, token_statistics
+
+_SPLIT_OK: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _accepts_logits_to_keep(model) -> bool:
+    try:
+        return "logits_to_keep" in inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _parts(model):
+    """``(body, head)`` of a causal LM, or ``None`` when it has no such split."""
+    body = getattr(model, "base_model", None)
+    get_head = getattr(model, "get_output_embeddings", None)
+    head = get_head() if callable(get_head) else None
+    if body is None or body is model or not isinstance(head, torch.nn.Module):
+        return None
+    return body, head
+
+
+def split_head(model):
+    """``(body, head)`` when ``head(body(x).last_hidden_state)`` equals the model's logits, else ``None``.
+
+    Decided once per model by a probe on a three-token input, so a model whose
+    forward does more than apply the head is scored through its own forward.
+    """
+    try:
+        return _parts(model) if _SPLIT_OK[model] else None
+    except (KeyError, TypeError):
+        pass
+    parts = _parts(model)
+    ok = False
+    if parts is not None:
+        body, head = parts
+        device = next(model.parameters()).device
+        vocab = int(getattr(model.config, "vocab_size", 3) or 3)
+        ids = (torch.arange(3, device=device) % vocab)[None, :]
+        try:
+            with torch.inference_mode():
+                full = model(input_ids=ids, use_cache=False).logits.float()
+                split = head(body(input_ids=ids, use_cache=False).last_hidden_state).float()
+            scale = float(full.abs().max()) + 1.0
+            ok = full.shape == split.shape and bool((full - split).abs().max() <= 1e-3 * scale)
+        except Exception:  # noqa: BLE001 - any failure means "use the model's own forward"
+            ok = False
+    with contextlib.suppress(TypeError):
+        _SPLIT_OK[model] = ok
+    return parts if ok else None
+
+
+def scored_mask(attention_mask: torch.Tensor, score_from: torch.Tensor) -> torch.Tensor:
+    """Positions whose next token is scored: real and at or past its piece's ``score_from``.
+
+    Position ``t`` predicts token ``t + 1``; a token ``j`` is scored when it is
+    unmasked and ``j >= score_from`` of its row.
+    """
+    width = attention_mask.shape[1]
+    token_index = torch.arange(width, device=attention_mask.device)[None, :]
+    scored_token = attention_mask.bool() & (token_index >= score_from[:, None])
+    keep = torch.zeros_like(scored_token)
+    keep[:, :-1] = scored_token[:, 1:]
+    return keep
+
+
+def scored_statistics(
+    model,
+    input_ids: torch.Tensor,
+    attention_mask: torch.Tensor,
+    score_from: torch.Tensor,
+    *,
+    needed: tuple[str, ...],
+    chunk_elements: int = CHUNK_ELEMENTS,
+    chunked: bool = True,
+) -> torch.Tensor:
+    """Statistics ``needed`` at every scored position of a batch, rows in (row, position) order.
+
+    Returns
+    -------
+    torch.Tensor, shape (len(needed), N), float32, on the model's device
+    """
+    keep = scored_mask(attention_mask, score_from)
+    targets = input_ids[:, 1:][keep[:, :-1]]
+    parts = split_head(model) if chunked else None
+    if parts is not None:
+        body, head = parts
+        hidden = body(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).last_hidden_state[keep]
+        vocab = head.weight.shape[0] if hasattr(head, "weight") else int(model.config.vocab_size)
+        step = rows_per_chunk(vocab, chunk_elements)
+        out = torch.empty((len(needed), hidden.shape[0]), dtype=torch.float32, device=hidden.device)
+        for start in range(0, hidden.shape[0], step):
+            stop = min(start + step, hidden.shape[0])
+            out[:, start:stop] = token_statistics(
+                head(hidden[start:stop]), targets[start:stop], needed=needed, chunk_elements=chunk_elements
+            )
+        return out
+    kwargs = {"input_ids": input_ids, "attention_mask": attention_mask, "use_cache": False}
+    if _accepts_logits_to_keep(model):
+        kwargs["logits_to_keep"] = keep
+    logits = model(**kwargs).logits
+    if logits.dim() == 3:  # the model ignored logits_to_keep, or does not take it
+        logits = logits[keep]
+    return token_statistics(logits, targets, needed=needed, chunk_elements=chunk_elements)
