@@ -5,17 +5,24 @@ upload's SHA-256 plus load options) rather than on the table itself, so a cache
 hit costs a dictionary lookup, not a hash of the score matrix.  The table is passed
 as ``_table`` (leading underscore: Streamlit does not hash it).
 
-* p-values: per data set;
-* the alpha-free JECS fit: per (data, lam, knn);
+* p-values: per data set, only through :func:`jecs_core.table_pvalues` (the one path);
+* the alpha-free fits of every registered rule that has one: per (data, lam, knn);
 * moving alpha only reruns the step-ups (:func:`comparison`, not cached: milliseconds).
+
+``st.cache_resource`` (not ``cache_data``): the results are read-only arrays and frozen
+dataclasses, so sharing one object avoids copying (and pickling) a 10^6 x 16 matrix on
+every rerun.  Keys are content-derived, so two sessions never see each other's data
+under one key.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import streamlit as st
 
-from jecs_core import Comparison, JECSFit, ScoreTable, compare_pvalues, conformal_pvalues, fit_jecs
+from jecs_core import REGISTRY, Comparison, ScoreTable, compare_pvalues, table_pvalues
 
 from . import samples
 
@@ -25,20 +32,32 @@ def load_sample(key: str, score: str | None = None) -> ScoreTable:
     return samples.get(key).load(score)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_resource(show_spinner="Computing conformal p-values...", max_entries=8)
 def pvalues(data_key: str, _table: ScoreTable) -> np.ndarray:
-    """Per-model conformal p-values of the test items, shape (n, K)."""
-    return conformal_pvalues(_table.test, _table.calibration)
+    """Per-model conformal p-values of the test items, shape (n, K), read-only."""
+    p = table_pvalues(_table)
+    p.setflags(write=False)
+    return p
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def jecs_fit(data_key: str, lam, knn: int | None, _table: ScoreTable) -> JECSFit:
-    """The alpha-free JECS fit (lambda choice, envelope, transformed values, pi0)."""
-    return fit_jecs(pvalues(data_key, _table).max(axis=1), lam=lam, knn=knn, warn=False)
+def options(lam, knn: int | None) -> dict:
+    """The shared option vocabulary every rule picks from (``Rule.accepted``)."""
+    return {"lam": lam, "knn": knn}
+
+
+@st.cache_resource(show_spinner="Fitting the rules...", max_entries=32)
+def fits(data_key: str, lam, knn: int | None, _table: ScoreTable) -> Mapping[str, object]:
+    """Alpha-free fits (``Rule.prepare``) of every registered rule that has its own ``fit``.
+
+    Rules without one are re-run per alpha by :func:`jecs_core.compare_pvalues`.
+    """
+    p = pvalues(data_key, _table)
+    chosen = options(lam, knn)
+    return {name: rule.prepare(p, **rule.accepted(chosen)) for name, rule in REGISTRY.items() if rule.fit is not None}
 
 
 def comparison(data_key: str, alpha: float, lam, knn: int | None, table: ScoreTable) -> Comparison:
-    """All four selections at ``alpha``, reusing the cached p-values and JECS fit."""
+    """Every registered rule at ``alpha``, reusing the cached p-values and alpha-free fits."""
     return compare_pvalues(
         pvalues(data_key, table),
         alpha=alpha,
@@ -46,5 +65,13 @@ def comparison(data_key: str, alpha: float, lam, knn: int | None, table: ScoreTa
         knn=knn,
         models=table.models,
         contaminated=table.contaminated,
-        fits={"jecs": jecs_fit(data_key, lam, knn, table)},
+        fits=fits(data_key, lam, knn, table),
     )
+
+
+@st.cache_resource(show_spinner="Computing audit diagnostics...", max_entries=8)
+def diagnostics(data_key: str, _table: ScoreTable):
+    """The label-free audit diagnostics of :mod:`jecs_core` when that release has them, else ``None``."""
+    from . import report
+
+    return report.audit_diagnostics_or_none(_table, pvalues(data_key, _table))

@@ -1,16 +1,21 @@
 """The selection export of the data contract (CSV + sidecar JSON) as download bytes.
 
 Built only from :func:`jecs_core.selection_frame` and :func:`jecs_core.selection_metadata`,
-so a download is byte-for-byte what ``jecs select --out`` writes (bar the timestamp).
+and written by :func:`jecs_core.io.write_table` (spreadsheet-safe by default: text cells that
+start with ``= + - @`` cannot run as formulas), so a download is byte-for-byte what
+``jecs select --out`` writes (bar the sidecar's timestamp).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import tempfile
+from pathlib import Path
 
 from jecs_core import Comparison, ScoreTable, selection_frame, selection_metadata
 from jecs_core.export import sidecar_path
+from jecs_core.io import write_table
 
 
 def file_names(data_name: str, method: str, alpha: float) -> tuple[str, str]:
@@ -22,7 +27,10 @@ def file_names(data_name: str, method: str, alpha: float) -> tuple[str, str]:
 
 def csv_bytes(table: ScoreTable, comparison: Comparison, method: str) -> bytes:
     """The selection CSV: every test item, ``selected`` (0/1), p-values and carried columns."""
-    return selection_frame(table, comparison, method).to_csv(index=False).encode("utf-8")
+    frame = selection_frame(table, comparison, method)
+    with tempfile.TemporaryDirectory(prefix="jecs-export-") as folder:
+        path = write_table(frame, Path(folder) / "selection.csv", spreadsheet_safe=True)
+        return path.read_bytes()
 
 
 def json_bytes(table: ScoreTable, comparison: Comparison, method: str) -> bytes:

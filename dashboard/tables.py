@@ -1,10 +1,20 @@
-"""Tables shown on the pages, built from jecs_core's own frames (no numbers computed here)."""
+"""Tables shown on the pages, built from jecs_core's own numbers (none computed here).
+
+The items table is paged on the server: :func:`item_indices` picks the matching rows
+(cheap boolean work on index arrays) and :func:`items_page` builds a frame for the
+visible page only, so a 10^6-item audit sends the browser 50 rows, not 10^6.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
 import pandas as pd
 
-from jecs_core import Comparison, JECSFit, ScoreTable, selection_frame
+from jecs_core import Comparison, JECSFit, ScoreTable
+
+from .explain import find_items, ranking, text_columns
 
 GRID_COLUMNS = {
     "lambda": "λ",
@@ -18,28 +28,62 @@ GRID_COLUMNS = {
     "few_tail_points": "few tail points",
     "chosen": "chosen",
 }
+WHICH = ("selected", "dropped", "all")
+PAGE_SIZE = 50
 
 
-def selected_items(table: ScoreTable, comparison: Comparison, method: str, query: str = "") -> pd.DataFrame:
-    """The items ``method`` selects, from the export frame, filtered by a case-insensitive search.
+@dataclass(frozen=True)
+class ItemsPage:
+    frame: pd.DataFrame
+    total: int  # rows matching the filter
+    page: int  # 1-based, clipped to [1, pages]
+    pages: int
 
-    The search matches ``item_id`` and every text column carried from the input (e.g. ``text``).
+
+def item_indices(table: ScoreTable, comparison: Comparison, method: str, *, which: str = "selected",
+                 query: str = "") -> np.ndarray:
+    """Rows of the test items shown: ``which`` of ``method``'s selection, filtered by the search.
+
+    The search finds the exact id first, then ids starting with the query, then text hits
+    (see :func:`dashboard.explain.find_items`); matches keep that order.
     """
-    frame = selection_frame(table, comparison, method)
-    frame = frame[frame["selected"] == 1].drop(columns="selected")
-    query = query.strip()
-    if query:
-        extra = table.test_extra
-        text_cols = ["item_id"] + [
-            c for c in extra.columns if pd.api.types.is_string_dtype(extra[c]) or pd.api.types.is_object_dtype(extra[c])
-        ]
-        hit = pd.Series(False, index=frame.index)
-        for col in dict.fromkeys(text_cols):
-            hit |= frame[col].astype(str).str.contains(query, case=False, regex=False, na=False)
-        frame = frame[hit]
-    return frame.reset_index(drop=True)
+    if which not in WHICH:
+        raise ValueError(f"which must be one of {WHICH}, got {which!r}")
+    selected = comparison.selected(method)
+    keep = {"selected": selected, "dropped": ~selected, "all": np.ones_like(selected)}[which]
+    if query.strip():
+        found = find_items(table, query, limit=table.n)
+        return found[keep[found]]
+    return np.flatnonzero(keep)
+
+
+def items_page(table: ScoreTable, comparison: Comparison, method: str, *, which: str = "selected", query: str = "",
+               page: int = 1, page_size: int = PAGE_SIZE) -> ItemsPage:
+    """One page of the items table: id, text columns, kept, p*, the rule's statistic, per-model p-values."""
+    if page_size < 1:
+        raise ValueError(f"page_size must be >= 1, got {page_size}")
+    rows = item_indices(table, comparison, method, which=which, query=query)
+    pages = max(1, -(-len(rows) // page_size))
+    page = int(min(max(1, page), pages))
+    shown = rows[(page - 1) * page_size: page * page_size]
+    frame = pd.DataFrame({"item_id": np.asarray(table.test_ids)[shown].astype(str)})
+    for col in text_columns(table):
+        frame[col] = table.test_extra[col].to_numpy()[shown]
+    frame["kept"] = comparison.selected(method)[shown]
+    frame["p_max"] = comparison.p_max[shown]
+    stat = ranking(comparison.result(method))
+    if stat is not None and stat.name != "max-p p*":  # p* is already a column
+        frame[stat.name] = stat.values[shown]
+    for k, model in enumerate(table.models):
+        frame[f"p_{model}"] = comparison.pvalues[shown, k]
+    return ItemsPage(frame=frame, total=int(len(rows)), page=page, pages=pages)
 
 
 def grid_table(fit: JECSFit) -> pd.DataFrame:
     """The per-lambda table of the JECS fit, with readable column names."""
     return fit.grid.to_frame().rename(columns=GRID_COLUMNS)
+
+
+def counts_table(comparison: Comparison) -> pd.DataFrame:
+    """One row per rule: label, guarantee, selected count and (labelled) GCP / power."""
+    return comparison.summary().drop(columns=["method"], errors="ignore")

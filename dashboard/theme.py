@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from jecs_core import METHOD_LABELS, METHODS, VALID_METHODS
+from jecs_core import METHODS, REGISTRY, Guarantee
 
-# One colour per selection rule; the invalid baselines are red and grey.
-METHOD_COLORS: dict[str, str] = {
-    "jecs": "#0f766e",  # teal: the method the product recommends
-    "jmcs": "#4f46e5",  # indigo: the valid max-p baseline
-    "union": "#dc2626",  # red: invalid baseline
-    "intersection": "#6b7280",  # grey: invalid baseline
-}
+# One colour per registered rule, by registry order (no rule is special-cased by name):
+# a rule registered later gets the next colour automatically.
+PALETTE: tuple[str, ...] = ("#0f766e", "#4f46e5", "#dc2626", "#6b7280", "#b45309", "#7c3aed", "#0891b2", "#be185d")
+METHOD_COLORS: dict[str, str] = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(METHODS)}
 
 # Parts of a score table (Data page) and of the max-p picture (Select page).
 SPLIT_COLORS: dict[str, str] = {
@@ -23,21 +20,43 @@ SPLIT_COLORS: dict[str, str] = {
 }
 REFERENCE_COLOR = "#94a3b8"  # Uniform density, diagonal, guide lines
 LAMBDA_COLOR = "#b45309"  # the tail threshold lambda
+WARNING_COLOR = "#dc2626"  # text that flags a problem
 CONTAMINATED_COLOR = SPLIT_COLORS["member"]
 ALL_ITEMS_COLOR = SPLIT_COLORS["test"]
 
+# What each guarantee kind is called on a badge (the rule's own sentence is in the help text).
+GUARANTEE_BADGES: dict[Guarantee, tuple[str, str, str]] = {
+    Guarantee.FINITE_SAMPLE: ("controls the GCR", ":material/verified:", "green"),
+    Guarantee.ASYMPTOTIC: ("asymptotic only", ":material/hourglass:", "orange"),
+    Guarantee.INVALID: ("invalid baseline", ":material/warning:", "red"),
+}
+
+
+def method_color(method: str) -> str:
+    return METHOD_COLORS[method]
+
 
 def is_valid(method: str) -> bool:
-    return method in VALID_METHODS
+    """True only for a rule with a finite-sample guarantee (``Rule.valid``)."""
+    return REGISTRY[method].valid
+
+
+def guarantee(method: str) -> Guarantee:
+    return REGISTRY[method].guarantee
 
 
 def short_label(method: str) -> str:
     """``"Union (invalid baseline)"`` -> ``"Union"`` (the badge says the rest)."""
-    return METHOD_LABELS[method].split(" (")[0]
+    return REGISTRY[method].label.split(" (")[0]
 
 
 def method_label(method: str) -> str:
-    return METHOD_LABELS[method]
+    return REGISTRY[method].label
+
+
+def dash(method: str) -> str:
+    """Line style by guarantee: solid when valid, dashed when asymptotic, dotted when invalid."""
+    return {Guarantee.FINITE_SAMPLE: "solid", Guarantee.ASYMPTOTIC: "dash"}.get(guarantee(method), "dot")
 
 
 def layout(*, title: str | None = None, height: int = 380, **extra) -> dict:
@@ -88,6 +107,6 @@ def base_layout(fig: go.Figure, *, title: str | None = None, height: int = 380) 
 
 
 __all__ = [
-    "METHODS", "METHOD_COLORS", "SPLIT_COLORS", "REFERENCE_COLOR", "LAMBDA_COLOR", "CONTAMINATED_COLOR",
-    "ALL_ITEMS_COLOR", "is_valid", "short_label", "method_label", "layout", "figure", "vline", "label", "base_layout",
+    "METHODS", "METHOD_COLORS", "PALETTE", "GUARANTEE_BADGES", "method_color", "guarantee", "dash", "SPLIT_COLORS", "REFERENCE_COLOR", "LAMBDA_COLOR", "CONTAMINATED_COLOR",
+    "ALL_ITEMS_COLOR", "WARNING_COLOR", "is_valid", "short_label", "method_label", "layout", "figure", "vline", "label", "base_layout",
 ]

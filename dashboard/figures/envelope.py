@@ -9,7 +9,17 @@ import plotly.graph_objects as go
 
 from jecs_core import JECSFit
 
-from ..theme import ALL_ITEMS_COLOR, CONTAMINATED_COLOR, LAMBDA_COLOR, METHOD_COLORS, REFERENCE_COLOR, figure, layout, vline
+from ..theme import (
+    ALL_ITEMS_COLOR,
+    CONTAMINATED_COLOR,
+    LAMBDA_COLOR,
+    PALETTE,
+    REFERENCE_COLOR,
+    WARNING_COLOR,
+    figure,
+    layout,
+    vline,
+)
 from ._common import thin
 
 
@@ -61,9 +71,10 @@ def _line(curve: Curve, name: str, color: str, width: float, *, step: bool = Fal
             "hovertemplate": hover or "x %{x:.3f}<br>%{y:.3f}<extra></extra>"}
 
 
-def plot_envelope(fit: JECSFit, contaminated=None) -> go.Figure:
+def plot_envelope(fit: JECSFit, contaminated=None, *, color: str = PALETTE[0]) -> go.Figure:
+    """The fitted envelope (drawn in ``color``, the rule's colour) against the empirical CDF of max-p."""
     data = _envelope_data(fit, contaminated)
-    jecs = METHOD_COLORS["jecs"]
+    jecs = color
     traces = [
         {"type": "scatter", "x": [0, 1], "y": [0, 1], "mode": "lines", "name": "Uniform CDF (y = x)",
          "line": {"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5}, "hoverinfo": "skip"},
@@ -88,7 +99,7 @@ def plot_envelope(fit: JECSFit, contaminated=None) -> go.Figure:
         marks["shapes"] = [vline(lam, LAMBDA_COLOR, dash="dashdot", width=1)]
     else:
         marks["annotations"] = [{"x": 0.5, "y": 0.95, "text": f"No envelope: {data.fallback_reason}", "showarrow": False,
-                                 "font": {"color": METHOD_COLORS["union"]}}]
+                                 "font": {"color": WARNING_COLOR}}]
     return figure(traces, layout(
         title="Fitted envelope F_fit vs the empirical CDF of max-p", height=420,
         xaxis={"title": {"text": "x (max-p scale)"}, "range": [0, 1]},

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from jecs_core import JECSFit
 
-from ..theme import METHOD_COLORS, REFERENCE_COLOR, figure, layout
+from ..theme import PALETTE, REFERENCE_COLOR, figure, layout
 
 
 def _lambda_grid_data(fit: JECSFit) -> pd.DataFrame:
@@ -16,9 +16,10 @@ def _lambda_grid_data(fit: JECSFit) -> pd.DataFrame:
     return fit.grid.to_frame()
 
 
-def plot_lambda_grid(fit: JECSFit) -> go.Figure:
+def plot_lambda_grid(fit: JECSFit, *, color: str = PALETTE[0]) -> go.Figure:
+    """Bars of the slope F_fit(λ)/λ per λ on the grid; the chosen λ in ``color``."""
     frame = _lambda_grid_data(fit)
-    colors = [METHOD_COLORS["jecs"] if c else REFERENCE_COLOR for c in frame["chosen"]]
+    colors = [color if c else REFERENCE_COLOR for c in frame["chosen"]]
     labels = []
     for _, row in frame.iterrows():
         if not row["usable"]:

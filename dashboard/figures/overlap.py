@@ -1,4 +1,4 @@
-"""Select page (d): how the four selections overlap (an UpSet-style chart of membership patterns)."""
+"""Select page (d): how the selections of the registered rules overlap (an UpSet-style chart of membership patterns)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,14 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from jecs_core import METHODS, Comparison
+from jecs_core import Comparison, Guarantee
 
-from ..theme import METHOD_COLORS, figure, is_valid, layout, short_label
+from ..theme import METHOD_COLORS, figure, guarantee, layout, short_label
 
 _OFF = "#e5e7eb"
 _SHARED = "#334155"
+# Axis tags by guarantee kind (finite-sample rules need none).
+_TAGS = {Guarantee.ASYMPTOTIC: " (asymptotic)", Guarantee.INVALID: " ⚠ invalid"}
 
 
 @dataclass(frozen=True)
@@ -25,17 +27,18 @@ class OverlapData:
 
 
 def _overlap_data(comparison: Comparison) -> OverlapData:
-    masks = np.column_stack([comparison.selected(m) for m in METHODS])
-    codes = masks @ (1 << np.arange(len(METHODS)))
+    methods = comparison.methods
+    masks = np.column_stack([comparison.selected(m) for m in methods])
+    codes = masks @ (1 << np.arange(len(methods)))
     values, counts = np.unique(codes, return_counts=True)
     order = sorted((int(-c), int(v)) for v, c in zip(values, counts) if v != 0)
-    patterns = [tuple(bool(v >> j & 1) for j in range(len(METHODS))) for _, v in order]
+    patterns = [tuple(bool(v >> j & 1) for j in range(len(methods))) for _, v in order]
     return OverlapData(
-        methods=METHODS,
+        methods=methods,
         patterns=patterns,
         counts=[-c for c, _ in order],
         n_none=int((codes == 0).sum()),
-        sizes={m: int(masks[:, j].sum()) for j, m in enumerate(METHODS)},
+        sizes={m: int(masks[:, j].sum()) for j, m in enumerate(methods)},
     )
 
 
@@ -62,7 +65,7 @@ def plot_overlap(comparison: Comparison) -> go.Figure:
             "type": "scatter", "x": x, "y": [row_y] * len(x), "mode": "markers", "showlegend": False, "hoverinfo": "skip",
             "yaxis": "y2", "marker": {"size": 13, "color": [METHOD_COLORS[method] if p[j] else _OFF for p in data.patterns]},
         })
-        tag = "" if is_valid(method) else " ⚠ invalid"
+        tag = _TAGS.get(guarantee(method), "")
         ticks.append((row_y, f"{short_label(method)}{tag} ({data.sizes[method]:,})"))
     seg_x, seg_y = [], []
     for i, p in enumerate(data.patterns):
@@ -73,7 +76,7 @@ def plot_overlap(comparison: Comparison) -> go.Figure:
     traces.append({"type": "scatter", "x": seg_x, "y": seg_y, "mode": "lines", "line": {"color": _SHARED, "width": 2},
                    "showlegend": False, "hoverinfo": "skip", "yaxis": "y2"})
     return figure(traces, layout(
-        title=f"Overlap of the four selections ({data.n_none:,} item{'' if data.n_none == 1 else 's'} selected by none)", height=440,
+        title=f"Overlap of the {len(data.methods)} selections ({data.n_none:,} item{'' if data.n_none == 1 else 's'} selected by none)", height=440,
         xaxis={"showticklabels": False, "showgrid": False, "zeroline": False, "range": [-0.6, max(len(x), 1) - 0.4]},
         yaxis={"title": {"text": "items"}, "domain": [0.38, 1.0]},
         yaxis2={"domain": [0.0, 0.32], "anchor": "x", "tickvals": [y for y, _ in ticks], "ticktext": [t for _, t in ticks],

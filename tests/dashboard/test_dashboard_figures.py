@@ -17,13 +17,14 @@ from dashboard.figures import (
     plot_stepup,
 )
 from dashboard.figures._common import thin
+from dashboard.figures.catalog import build_all, get_figure_spec
 from dashboard.figures.distributions import _score_distribution_data
 from dashboard.figures.envelope import _envelope_data
 from dashboard.figures.grid import _lambda_grid_data
 from dashboard.figures.maxp import _maxp_histogram_data
 from dashboard.figures.overlap import _overlap_data
 from dashboard.figures.stepup import _stepup_data
-from dashboard.theme import METHOD_COLORS
+from dashboard.theme import METHOD_COLORS, PALETTE
 from jecs_core.simulate.synthetic import wide_table
 
 
@@ -99,7 +100,7 @@ def test_envelope_data_matches_jecs_core(table, comparison):
     assert data.tail_branch.y[-1] == pytest.approx(1.0)
     assert np.all(np.diff(data.ecdf.y) >= 0) and data.ecdf.y[-1] == pytest.approx(1.0)
     assert data.null_ecdf is not None and data.null_ecdf.y[-1] == pytest.approx(1.0)
-    fig = plot_envelope(fit, table.contaminated)
+    fig = plot_envelope(fit, table.contaminated, color=METHOD_COLORS["jecs"])
     anchor = next(t for t in fig.data if t.name.startswith("anchor"))
     assert (anchor.x[0], anchor.y[0]) == (fit.lam, pytest.approx(fit.F_fit_lambda))
     linear = next(t for t in fig.data if "linear branch" in t.name)
@@ -123,11 +124,31 @@ def test_stepup_data(comparison):
     assert data.line_slope == pytest.approx(result.alpha / (result.pi0_hat * data.n))
     # r* is where the sorted values last sit under the line.
     at = np.searchsorted(data.rank, data.r_star)
-    assert data.p_tilde_sorted[at] <= data.line_slope * data.r_star + 1e-12
-    assert np.all(data.p_tilde_sorted[data.rank > data.r_star] > data.line_slope * data.rank[data.rank > data.r_star])
+    assert data.statistic_sorted[at] <= data.line_slope * data.r_star + 1e-12
+    assert np.all(data.statistic_sorted[data.rank > data.r_star] > data.line_slope * data.rank[data.rank > data.r_star])
+    assert data.statistic.startswith("transformed")
     fig = plot_stepup(result)
     marker = next(t for t in fig.data if t.name.startswith("r* ="))
     assert marker.x[0] == result.r_star and marker.y[0] == pytest.approx(result.threshold)
+
+
+def test_stepup_reads_any_step_up_rule(comparison):
+    """Every registered rule whose result has a step and a statistic gets the same figure, in its colour."""
+    drawn = 0
+    for method in comparison.methods:
+        result = comparison.result(method)
+        if getattr(result, "step", None) is None:
+            continue
+        data = _stepup_data(result)
+        brute = np.sort(getattr(result, "p_tilde", None) if hasattr(result, "p_tilde") else result.p_max)
+        np.testing.assert_allclose(data.statistic_sorted, brute[data.rank - 1])
+        assert data.r_star == result.n_selected
+        fig = plot_stepup(result, color=METHOD_COLORS[method])
+        assert fig.data[0].line.color == METHOD_COLORS[method]
+        drawn += 1
+    assert drawn >= 2
+    with pytest.raises(ValueError, match="step-up"):
+        _stepup_data(comparison.result("union"))
 
 
 def test_stepup_with_nothing_selected():
@@ -152,19 +173,37 @@ def test_overlap_data_counts(comparison):
     assert list(fig.data[0].y) == data.counts
     labels = list(fig.layout.yaxis2.ticktext)
     assert any("Union" in t and "invalid" in t for t in labels)
-    assert not any("JECS" in t and "invalid" in t for t in labels)
+    for method, label in zip(data.methods, labels):
+        rule = jecs_core.REGISTRY[method]
+        assert ("invalid" in label) == (rule.guarantee is jecs_core.Guarantee.INVALID)
+        assert ("asymptotic" in label) == (rule.guarantee is jecs_core.Guarantee.ASYMPTOTIC)
 
 
 def test_lambda_grid(comparison):
     fit = comparison.jecs.fit
     frame = _lambda_grid_data(fit)
     assert frame.equals(fit.grid.to_frame())
-    fig = plot_lambda_grid(fit)
+    fig = plot_lambda_grid(fit, color="#123456")
     chosen = int(np.flatnonzero(frame["chosen"])[0])
-    assert fig.data[0].marker.color[chosen] == METHOD_COLORS["jecs"]
+    assert fig.data[0].marker.color[chosen] == "#123456"
     assert fig.data[0].y[chosen] == pytest.approx(frame["slope"].min())
 
 
 def test_method_colours_are_distinct_and_complete():
-    assert set(METHOD_COLORS) == set(jecs_core.METHODS)
+    assert list(METHOD_COLORS) == list(jecs_core.METHODS)  # registry order
     assert len(set(METHOD_COLORS.values())) == len(METHOD_COLORS)
+    assert [METHOD_COLORS[m] for m in jecs_core.METHODS] == list(PALETTE[: len(jecs_core.METHODS)])
+
+
+def test_catalogue_builds_every_figure_for_every_rule(comparison):
+    """Figures that apply to a rule are built; the others say so by returning None (no name checks)."""
+    for method in comparison.methods:
+        built = build_all(comparison, method)
+        assert {"maxp", "overlap"} <= set(built)
+        assert ("stepup" in built) == (getattr(comparison.result(method), "step", None) is not None)
+        for key, fig in built.items():
+            assert isinstance(fig, go.Figure) and fig.layout.title.text, key
+    spec = get_figure_spec("overlap")
+    assert not spec.alpha_free and get_figure_spec("maxp").alpha_free
+    with pytest.raises(ValueError, match="figure"):
+        get_figure_spec("nope")

@@ -1,4 +1,4 @@
-"""Page tables come from jecs_core's frames: selected items (with search) and the lambda grid."""
+"""Page tables: the items table (kept / dropped / all, search, server-side pages) and the lambda grid."""
 
 from __future__ import annotations
 
@@ -18,29 +18,63 @@ def table():
                                 base.test_members, text, base.source, base.source_sha256)
 
 
-def test_selected_items_are_the_selection(table):
-    comparison = jecs_core.compare_methods(table, alpha=0.1)
-    for method in jecs_core.METHODS:
-        items = tables.selected_items(table, comparison, method)
-        assert list(items["item_id"]) == list(table.test_ids[comparison.selected(method)])
-        assert "selected" not in items.columns and "text" in items.columns
-    items = tables.selected_items(table, comparison, "jecs")
-    np.testing.assert_array_equal(items["p_tilde"], comparison.jecs.p_tilde[comparison.selected("jecs")])
+@pytest.fixture(scope="module")
+def comparison(table):
+    return jecs_core.compare_methods(table, alpha=0.1)
 
 
-def test_search_matches_id_and_text(table):
-    comparison = jecs_core.compare_methods(table, alpha=0.1)
-    everything = tables.selected_items(table, comparison, "jecs")
-    history = tables.selected_items(table, comparison, "jecs", "HISTORY")
-    assert 0 < len(history) < len(everything) and history["text"].str.contains("history").all()
-    one = everything["item_id"].iloc[0]
-    assert one in set(tables.selected_items(table, comparison, "jecs", one)["item_id"])
-    assert len(tables.selected_items(table, comparison, "jecs", "no such words")) == 0
-    assert len(tables.selected_items(table, comparison, "jecs", "  ")) == len(everything)
+def _all_pages(table, comparison, method, **kw):
+    first = tables.items_page(table, comparison, method, page=1, page_size=40, **kw)
+    frames = [tables.items_page(table, comparison, method, page=p, page_size=40, **kw).frame for p in range(1, first.pages + 1)]
+    return first, pd.concat(frames, ignore_index=True)
 
 
-def test_grid_table_renames_only(table):
-    fit = jecs_core.compare_methods(table, alpha=0.1).jecs.fit
+@pytest.mark.parametrize("which", tables.WHICH)
+def test_pages_together_are_the_rule_selection(table, comparison, which):
+    for method in comparison.methods:
+        first, joined = _all_pages(table, comparison, method, which=which)
+        keep = comparison.selected(method)
+        mask = {"selected": keep, "dropped": ~keep, "all": np.ones_like(keep)}[which]
+        assert list(joined["item_id"]) == list(table.test_ids[mask].astype(str))
+        assert first.total == mask.sum() and len(first.frame) <= 40
+        assert (joined["kept"] == (which != "dropped")).all() or which == "all"
+        np.testing.assert_array_equal(joined["p_max"], comparison.p_max[mask])
+
+
+def test_text_column_sits_next_to_the_id(table, comparison):
+    page = tables.items_page(table, comparison, "jmcs", which="all")
+    assert list(page.frame.columns[:2]) == ["item_id", "text"]
+    assert [c for c in page.frame.columns if c.startswith("p_")][1:] == [f"p_{m}" for m in table.models]
+
+
+def test_page_is_clipped_and_small(table, comparison):
+    last = tables.items_page(table, comparison, "jmcs", which="all", page=10_000)
+    assert last.page == last.pages and 0 < len(last.frame) <= tables.PAGE_SIZE
+    assert tables.items_page(table, comparison, "jmcs", which="all", page=-3).page == 1
+    with pytest.raises(ValueError, match="which"):
+        tables.items_page(table, comparison, "jmcs", which="kept")
+    with pytest.raises(ValueError, match="page_size"):
+        tables.items_page(table, comparison, "jmcs", page_size=0)
+
+
+def test_search_exact_id_first_then_prefix_then_text(table, comparison):
+    ids = table.test_ids.astype(str)
+    one = ids[5]
+    exact = tables.item_indices(table, comparison, "jmcs", which="all", query=one)
+    assert list(exact) == [5]
+    prefix = one[:-1]
+    hits = tables.item_indices(table, comparison, "jmcs", which="all", query=prefix)
+    brute = [i for i, v in enumerate(ids) if v.lower().startswith(prefix.lower())]
+    assert list(hits[: len(brute)]) == brute
+    history = tables.item_indices(table, comparison, "jmcs", which="all", query="HISTORY")
+    assert len(history) and all("history" in table.test_extra["text"].iloc[i] for i in history)
+    assert len(tables.item_indices(table, comparison, "jmcs", which="all", query="no such words")) == 0
+    dropped = tables.item_indices(table, comparison, "jmcs", which="dropped", query="history")
+    assert not comparison.selected("jmcs")[dropped].any()
+
+
+def test_grid_table_renames_only(comparison):
+    fit = comparison.jecs.fit
     shown = tables.grid_table(fit)
     assert len(shown) == len(fit.grid.lambdas) and "chosen" in shown.columns
     np.testing.assert_array_equal(shown["λ"], fit.grid.to_frame()["lambda"])

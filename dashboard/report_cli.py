@@ -1,0 +1,59 @@
+"""``jecs report SCORES --out report.html``: the Select page's audit report from the command line.
+
+The lead mounts :func:`register` in the top-level ``jecs`` parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from jecs_core import DEFAULT_METHOD, METHODS, compare_methods, load_scores
+from jecs_core.cli import run as run_cli
+from jecs_core.cli.options import add_table_options, alpha_arg, lam_arg, positive_int
+from jecs_core.io import check_output_path
+
+from .report import ReportInputs, audit_diagnostics_or_none, build_report
+
+
+def register(subparsers) -> argparse.ArgumentParser:
+    """Add the ``report`` command to an argparse sub-parser collection."""
+    parser = subparsers.add_parser(
+        "report", help="write a self-contained HTML audit report (settings, data, diagnostics, figures, provenance)",
+        description=__doc__.splitlines()[0],
+    )
+    add_table_options(parser)
+    parser.add_argument("--out", required=True, help="the HTML file to write (must end in .html)")
+    parser.add_argument("--alpha", type=alpha_arg, default=0.1, help="target GCR (default 0.1)")
+    parser.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
+                        help=f"rule whose figures and sidecar the report shows (default {DEFAULT_METHOD})")
+    parser.add_argument("--lam", type=lam_arg, default="auto", help="'auto' (default) or a fixed tail threshold")
+    parser.add_argument("--knn", type=positive_int, default=None, help="kNN size (default: ceil(sqrt(m_R)))")
+    parser.set_defaults(handler=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the report; bad input raises ValueError / ScoreTableError (one line from ``jecs``)."""
+    out = check_output_path(args.out, suffixes=(".html",), inputs=(args.scores,), what="--out")
+    table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
+    comparison = compare_methods(table, alpha=args.alpha, lam=args.lam, knn=args.knn)
+    inputs = ReportInputs(table=table, comparison=comparison, method=args.method, data_name=Path(args.scores).name,
+                          lam=args.lam, knn=args.knn, diagnostics=audit_diagnostics_or_none(table))
+    tmp = out.with_name(out.name + ".part")
+    tmp.write_text(build_report(inputs), encoding="utf-8")
+    tmp.replace(out)  # all or nothing
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
+    return 0
+
+
+def main(argv=None) -> int:
+    """``python -m dashboard.report_cli SCORES --out report.html`` (the same command, standalone)."""
+    parser = argparse.ArgumentParser(prog="jecs")
+    register(parser.add_subparsers(dest="command", metavar="COMMAND"))
+    return run_cli(parser, ["report", *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

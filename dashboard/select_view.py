@@ -1,0 +1,137 @@
+"""Sections of the Select page (``views/select_page.py`` arranges them inside one fragment).
+
+Rules, labels and colours come from :data:`jecs_core.REGISTRY`; user-supplied strings
+(ids, texts, model names) are drawn with ``st.text`` or as table cells.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from jecs_core import DEFAULT_METHOD, REGISTRY, Comparison, ScoreTable
+
+from . import explain, state, tables
+from .figures import FIGURE_KEYS, get_figure_spec
+from .report import figure_html
+from .theme import short_label
+
+METHOD = "jecs.method"
+FIGURE = "jecs.figure"
+COMPARE = "jecs.compare"
+ALPHA2 = "jecs.alpha2"
+WHICH = "jecs.items_which"
+QUERY = "jecs.table_query"
+PAGE = "jecs.items_page"
+URL_LOADED = "jecs.url_loaded"
+
+# Select-page keys kept across page switches, with their first values.
+DEFAULTS = {METHOD: DEFAULT_METHOD, FIGURE: FIGURE_KEYS[0], COMPARE: False, ALPHA2: 0.20, WHICH: "selected",
+            QUERY: "", PAGE: 1}
+
+
+def _number(text, low: float, high: float, cast=float):
+    try:
+        value = cast(text)
+    except (TypeError, ValueError):
+        return None
+    return value if low <= value <= high else None
+
+
+def restore_state() -> None:
+    """Keep this page's widget values across pages and, once per session, read them from the URL.
+
+    URL keys: ``alpha``, ``lam`` (``auto`` or a number), ``knn`` (``auto`` or an integer),
+    ``method``, ``fig``, ``alpha2`` (turns the side-by-side view on).
+    """
+    s = st.session_state
+    for key, default in DEFAULTS.items():
+        s[key] = s.get(key, default)
+    if s.get(URL_LOADED):
+        return
+    s[URL_LOADED] = True
+    q = st.query_params
+    alpha = _number(q.get("alpha"), 0.01, 0.5)
+    if alpha is not None:
+        s[state.ALPHA] = round(alpha, 2)
+    lam = q.get("lam")
+    if lam == "auto":
+        s[state.LAM_MODE] = state.AUTO
+    elif _number(lam, 0.05, 0.95) is not None:
+        s[state.LAM_MODE], s[state.LAM] = state.MANUAL, round(float(lam) / 0.05) * 0.05
+    knn = q.get("knn")
+    if knn == "auto":
+        s[state.KNN_MODE] = state.AUTO
+    elif _number(knn, 1, 100_000, int) is not None:
+        s[state.KNN_MODE], s[state.KNN] = state.MANUAL, int(knn)
+    if q.get("method") in REGISTRY:
+        s[METHOD] = q["method"]
+    if q.get("fig") in FIGURE_KEYS:
+        s[FIGURE] = q["fig"]
+    alpha2 = _number(q.get("alpha2"), 0.01, 0.5)
+    if alpha2 is not None:
+        s[COMPARE], s[ALPHA2] = True, round(alpha2, 2)
+
+
+def write_url(alpha: float, lam, knn) -> None:
+    """Put the view in the address bar so a link reproduces it (``sample`` is the frame's)."""
+    s = st.session_state
+    wanted = {"alpha": f"{alpha:g}", "lam": "auto" if lam == "auto" else f"{lam:g}",
+              "knn": "auto" if knn is None else str(knn), "method": s[METHOD], "fig": s[FIGURE]}
+    if s[COMPARE]:
+        wanted["alpha2"] = f"{float(s[ALPHA2]):g}"
+    elif "alpha2" in st.query_params:
+        del st.query_params["alpha2"]
+    changed = {k: v for k, v in wanted.items() if st.query_params.get(k) != v}
+    if changed:
+        st.query_params.update(changed)
+
+
+def fit_line(comparison: Comparison, method: str, table: ScoreTable) -> None:
+    """The fitted quantities of the inspected rule, read off its result by attribute."""
+    result = comparison.result(method)
+    if getattr(result, "fallback_to_jmcs", False):
+        st.warning(f"{REGISTRY[method].label} fell back to JMCS: {result.fallback_reason}", icon=":material/warning:")
+    parts = []
+    for attr, name, fmt in (("lam", "λ", "{:g}"), ("k_n", "k_n", "{}"), ("F_fit_lambda", "F_fit(λ)", "{:.4f}"),
+                            ("pi0_hat", "π̂0", "{:.3f}"), ("r_star", "r*", "{:,}"), ("threshold", "cut-off", "{:.3g}")):
+        value = getattr(result, attr, None)
+        if value is not None:
+            parts.append(f"{name} = {fmt.format(value)}")
+    if parts:
+        st.caption(f"{REGISTRY[method].label}: " + " · ".join(parts) + f" · n = {table.n:,}")
+
+
+def figure_section(comparison: Comparison, method: str) -> None:
+    """Only the open figure is built and sent (a segmented control, not tabs: hidden tabs would be sent too)."""
+    key = st.segmented_control("Figure", FIGURE_KEYS, key=FIGURE, required=True,
+                               format_func=lambda k: get_figure_spec(k).title, label_visibility="collapsed")
+    spec = get_figure_spec(key)
+    fig = spec.build(comparison, method)
+    st.caption(spec.caption)
+    if fig is None:
+        st.info(f"{spec.title} does not apply to {REGISTRY[method].label}.")
+        return
+    st.plotly_chart(fig, key=f"fig-{key}")
+    st.download_button(f"Download this figure (HTML, {spec.title})", lambda: figure_html(fig).encode("utf-8"),
+                       file_name=f"jecs_{key}_alpha{comparison.alpha:.2f}.html", mime="text/html",
+                       on_click="ignore", icon=":material/download:", key=f"download-fig-{key}")
+    if key == "grid":
+        from .figures import envelope_source
+
+        _, fit = envelope_source(comparison, method)
+        st.dataframe(tables.grid_table(fit), hide_index=True, key="grid-table")
+
+
+def side_by_side(table: ScoreTable, first: Comparison, second: Comparison) -> None:
+    """Counts of every rule at two alphas, and how many items the second alpha adds or removes."""
+    left, right = st.columns(2, gap="large")
+    for column, comp in ((left, first), (right, second)):
+        with column:
+            st.markdown(f"**α = {comp.alpha:g}**")
+            st.dataframe(tables.counts_table(comp), hide_index=True, key=f"counts-{comp.alpha:g}-{id(column)}")
+    method = st.session_state[METHOD]
+    a, b = first.selected(method), second.selected(method)
+    st.caption(f"{short_label(method)}: {int((b & ~a).sum()):,} items kept at α = {second.alpha:g} but not at "
+               f"α = {first.alpha:g}; {int((a & ~b).sum()):,} the other way.")
+    for _, message in explain.selection_warnings(table, second):
+        st.warning(f"At α = {second.alpha:g}: {message}", icon=":material/warning:")

@@ -1,0 +1,97 @@
+"""The audit report: self-contained HTML with every figure, escaped strings, provenance; and `jecs report`."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+import jecs_core
+from dashboard import samples
+from dashboard.figures import build_all
+from dashboard.report import ReportInputs, build_report, provenance_for, report_file_name
+from jecs_core.simulate.synthetic import wide_table
+
+
+@pytest.fixture(scope="module")
+def real():
+    return samples.get(samples.DEFAULT_SAMPLE).loader()
+
+
+def _report(table, method=jecs_core.DEFAULT_METHOD, name="audit", diagnostics=None) -> str:
+    comparison = jecs_core.compare_methods(table, alpha=0.1)
+    return build_report(ReportInputs(table=table, comparison=comparison, method=method, data_name=name,
+                                     diagnostics=diagnostics))
+
+
+def test_report_has_every_figure_and_plotly_inlined_once(real):
+    html = _report(real)
+    comparison = jecs_core.compare_methods(real, alpha=0.1)
+    expected = build_all(comparison, jecs_core.DEFAULT_METHOD)
+    shown = re.findall(r"data-figure='(\w+)'", html)
+    assert shown == list(expected)
+    assert html.count("plotly-graph-div") >= len(expected)
+    assert "<script src=" not in html and "src=\"http" not in html  # nothing fetched from the network
+    assert html.count("plotly.js v") <= 2 and len(html) > 3_000_000  # the bundle, inlined once
+    for method in comparison.methods:
+        assert jecs_core.REGISTRY[method].label in html
+
+
+def test_report_counts_settings_and_hashes(real):
+    html = _report(real)
+    comparison = jecs_core.compare_methods(real, alpha=0.1)
+    for method in comparison.methods:
+        assert f"<td>{comparison.selected(method).sum()}</td>" in html
+    assert real.source_sha256 in html and "target GCR α" in html
+    assert "input_sha256" in html  # the selection sidecar's record
+
+
+def test_report_includes_the_provenance_sidecar(real):
+    provenance = provenance_for(real)
+    assert provenance is not None and "base_model" in provenance
+    html = _report(real)
+    assert "&quot;base_model&quot;" in html
+
+
+def test_user_strings_are_escaped():
+    rng = np.random.default_rng(0)
+    frame = wide_table(rng.standard_normal((60, 2)) + 3, rng.standard_normal((40, 2)), np.zeros((40, 2)))
+    frame = frame.rename(columns={"score_m0": "score_<img src=x onerror=alert(1)>",
+                                  "member_m0": "member_<img src=x onerror=alert(1)>"})
+    frame.loc[frame["split"] == "test", "item_id"] = [f"<b>id{i}</b>" for i in range(40)]
+    table = jecs_core.table_from_frame(frame)
+    html = _report(table, name="<script>alert(2)</script>.csv")
+    assert "<img src=x" not in html and "<script>alert(2)" not in html and "<b>id" not in html
+    assert "&lt;script&gt;alert(2)&lt;/script&gt;.csv" in html
+
+
+def test_diagnostics_of_any_shape_are_written(real):
+    html = _report(real, diagnostics={"tail_size": np.int64(39), "band": np.array([0.1, 0.3])})
+    assert "&quot;tail_size&quot;: 39" in html
+    assert "Not available" in _report(real)
+
+
+def test_report_file_name():
+    assert report_file_name("Real audit: x", "jmcs", 0.1) == "jecs_report_real-audit-x_jmcs_alpha0.10.html"
+
+
+def test_jecs_report_command(tmp_path, real):
+    from jecs_cli import main
+
+    out = tmp_path / "r.html"
+    assert main(["report", real.source, "--out", str(out), "--alpha", "0.2", "--method", "jmcs"]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert "data-figure='stepup'" in html and "JMCS" in html and "<td>0.2</td>" in html
+    assert main(["report", real.source, "--out", str(tmp_path / "r.csv")]) == 2
+    assert main(["report", real.source, "--out", real.source]) == 2
+    assert not (tmp_path / "r.csv").exists()
+
+
+def test_report_cli_standalone(tmp_path, real, capsys):
+    from dashboard.report_cli import main
+
+    assert main([real.source, "--out", str(tmp_path / "a.html")]) == 0
+    assert "wrote" in capsys.readouterr().out
+    json.dumps({"ok": True})
