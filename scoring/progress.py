@@ -11,12 +11,20 @@ def tqdm_progress(*, desc: str = "", enabled: bool = True, mininterval: float = 
         return (lambda done, total, message: None), (lambda: None)
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=0, unit="text", desc=desc, file=sys.stderr, dynamic_ncols=True, mininterval=mininterval)
+    bars = []  # the bar is drawn on the first report, so an early error prints nothing else
 
     def progress(done: int, total: int, message: str) -> None:
+        if not bars:
+            bars.append(tqdm(total=total, unit="text", desc=desc, file=sys.stderr, dynamic_ncols=True,
+                             mininterval=mininterval))
+        bar = bars[0]
         bar.total = total
         if not desc:
             bar.set_description(message, refresh=False)
         bar.update(done - bar.n)
 
-    return progress, bar.close
+    def close() -> None:
+        if bars:
+            bars[0].close()
+
+    return progress, close

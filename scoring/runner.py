@@ -8,7 +8,7 @@ and a report. ``engine="ray"`` runs the per-model work on Ray Data
 (:mod:`scoring.ray_engine`) against the same cache, so both engines give the
 same tables.
 
-Torch is imported only when a model actually has to be loaded.
+Torch is imported when a run starts (every model's weight files are checked first).
 """
 
 from __future__ import annotations
@@ -248,6 +248,11 @@ def run_scoring(
         raise ValueError(f"texts table already has column(s) {', '.join(clash)}; rename them or the models")
     runner = _engine(engine, engine_options)
     ref_source = None if reference is None else _as_source(reference)
+    from .loading import check_weights
+
+    # Every model's files are checked before any work, so a bad 16th model fails now, not after hours.
+    for source in [*sources.values(), *([ref_source] if ref_source else [])]:
+        check_weights(source, allow_pickle=allow_pickle)
 
     digests = [text_digest(t) for t in table["text"]]
     texts_by_digest = dict(zip(digests, table["text"]))

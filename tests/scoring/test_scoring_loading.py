@@ -1,0 +1,103 @@
+"""Model loading refuses pickles by default and reports every failure as one line naming the file."""
+
+import pandas as pd
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from scoring.cli import main as score_main  # noqa: E402
+from scoring.loading import load_model  # noqa: E402
+from scoring.sources import ModelLoadError, model_source  # noqa: E402
+from scoring.testing import save_tiny_model  # noqa: E402
+
+
+def _pickled(tmp_path):
+    directory = save_tiny_model(tmp_path / "pickled", "gpt2", seed=1)
+    weights = directory / "model.safetensors"
+    from safetensors.torch import load_file
+
+    torch.save(load_file(str(weights)), directory / "pytorch_model.bin")
+    weights.unlink()
+    return directory
+
+
+def _one_line(exc_info, *needles):
+    message = str(exc_info.value)
+    assert "\n" not in message
+    for needle in needles:
+        assert needle in message
+    return message
+
+
+def test_pickled_weights_are_refused_unless_opted_in(tmp_path):
+    directory = _pickled(tmp_path)
+    with pytest.raises(ModelLoadError) as exc:
+        load_model(model_source(directory), device="cpu")
+    _one_line(exc, str(directory / "pytorch_model.bin"), "--allow-pickle-weights")
+    assert isinstance(exc.value, ValueError)
+    loaded = load_model(model_source(directory), device="cpu", allow_pickle=True)
+    assert loaded.model.config.model_type == "gpt2"
+
+
+def test_truncated_safetensors_is_one_line_naming_the_file(tmp_path):
+    directory = save_tiny_model(tmp_path / "cut", "llama", seed=2)
+    weights = directory / "model.safetensors"
+    data = weights.read_bytes()
+    weights.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ModelLoadError) as exc:
+        load_model(model_source(directory), device="cpu")
+    _one_line(exc, str(weights), "safetensors")
+
+
+def test_missing_config_and_weights(tmp_path):
+    directory = save_tiny_model(tmp_path / "noconf", "llama", seed=3)
+    (directory / "config.json").unlink()
+    with pytest.raises(ModelLoadError) as exc:
+        model_source(directory)
+    _one_line(exc, "config.json", str(directory))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "config.json").write_text("{}")
+    with pytest.raises(ModelLoadError) as exc:
+        load_model(model_source(empty), device="cpu")
+    _one_line(exc, str(empty), "no weight files")
+
+
+def test_broken_config_is_one_line(tmp_path):
+    directory = save_tiny_model(tmp_path / "badconf", "llama", seed=4)
+    (directory / "config.json").write_text("{not json")
+    with pytest.raises(ModelLoadError) as exc:
+        load_model(model_source(directory), device="cpu")
+    _one_line(exc, str(directory))
+
+
+@pytest.mark.parametrize("content, needle", [(b"NOPE" + b"\0" * 60, "GGUF magic"), (b"GGUF" + b"\x03" * 60, "could not")])
+def test_gguf_problems_are_one_line(tmp_path, content, needle):
+    pytest.importorskip("gguf")
+    path = tmp_path / "bad.gguf"
+    path.write_bytes(content)
+    with pytest.raises(ModelLoadError) as exc:
+        load_model(model_source(path), device="cpu")
+    _one_line(exc, "bad.gguf", needle)
+
+
+def test_a_directory_holding_one_gguf_means_that_file(tmp_path):
+    (tmp_path / "only.gguf").write_bytes(b"GGUF")
+    source = model_source(tmp_path)
+    assert source.gguf_file == "only.gguf"
+    (tmp_path / "second.gguf").write_bytes(b"GGUF")
+    with pytest.raises(ModelLoadError, match="config.json"):
+        model_source(tmp_path)
+
+
+def test_cli_prints_the_loader_error_in_one_line_and_exits_2(tmp_path, capsys):
+    directory = _pickled(tmp_path)
+    texts = tmp_path / "t.csv"
+    pd.DataFrame({"item_id": [1], "split": ["test"], "text": ["w1 w2 w3"]}).to_csv(texts, index=False)
+    argv = ["score", "--texts", str(texts), "--model", f"m={directory}", "--out", str(tmp_path / "o.csv"), "--no-cache"]
+    capsys.readouterr()  # drop the model writer's own progress output
+    assert score_main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and err.startswith("error: ") and "pytorch_model.bin" in err and "refused" in err
+    assert not (tmp_path / "o.csv").exists()
