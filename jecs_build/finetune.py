@@ -58,24 +58,12 @@ def default_base_model() -> Path:
     return path
 
 
-def _gguf_location(path: Path) -> tuple[Path, str | None]:
-    """(directory, gguf file name or None) for a model path."""
-    if path.is_file():
-        if path.suffix != ".gguf":
-            raise ValueError(f"base model file {path} is not a .gguf file")
-        return path.parent, path.name
-    if not path.is_dir():
-        raise FileNotFoundError(f"base model {path} not found")
-    if (path / "config.json").is_file():
-        return path, None
-    ggufs = sorted(path.glob("*.gguf"))
-    if len(ggufs) != 1:
-        raise ValueError(f"base model directory {path} has no config.json and {len(ggufs)} .gguf files (need 1)")
-    return path, ggufs[0].name
+def load_base(path: str | Path, device: str = "cpu", *, allow_pickle: bool = False):
+    """Load the base causal LM (float32) and its tokenizer with the scoring engine's loader.
 
-
-def load_base(path: str | Path, device: str = "cpu"):
-    """Load the base causal LM (float32) and its tokenizer, offline.
+    ``path`` is a GGUF file, a directory holding one GGUF file, or a model
+    directory (:func:`scoring.sources.model_source`); loading is offline,
+    safetensors-only unless ``allow_pickle`` (:func:`scoring.loading.load_model`).
 
     Returns
     -------
@@ -84,14 +72,13 @@ def load_base(path: str | Path, device: str = "cpu"):
     tokenizer : transformers.PreTrainedTokenizerBase
         With a pad token (the EOS token when the tokenizer has none).
     """
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from scoring.loading import load_model
+    from scoring.sources import model_source
 
-    directory, gguf = _gguf_location(Path(path))
-    extra = {"gguf_file": gguf} if gguf else {}
-    tokenizer = AutoTokenizer.from_pretrained(directory, trust_remote_code=False, **extra)
-    model = AutoModelForCausalLM.from_pretrained(directory, dtype=torch.float32, trust_remote_code=False, **extra)
-    if gguf:
+    loaded = load_model(model_source(path, name="base model"), device=device, dtype="float32",
+                        allow_pickle=allow_pickle)
+    model, tokenizer = loaded.model, loaded.tokenizer
+    if loaded.source.gguf_file:
         # The weights are already dequantised; the quantizer only blocks save_pretrained / merging.
         model.hf_quantizer = None
         if hasattr(model.config, "quantization_config"):
@@ -100,7 +87,7 @@ def load_base(path: str | Path, device: str = "cpu"):
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     model.config.pad_token_id = tokenizer.pad_token_id
-    return model.to(device).eval(), tokenizer
+    return model.eval(), tokenizer
 
 
 def _batches(n: int, batch_size: int, rng: np.random.Generator):
@@ -138,6 +125,8 @@ def finetune_lora(base_model, tokenizer, texts, settings: LoraSettings, seed: in
     from tqdm.auto import tqdm
     from transformers import get_cosine_schedule_with_warmup
 
+    from scoring.batching import collate
+
     texts = list(texts)
     if not texts:
         raise ValueError("no training texts")
@@ -163,13 +152,7 @@ def finetune_lora(base_model, tokenizer, texts, settings: LoraSettings, seed: in
     for _ in range(settings.epochs):
         losses = []
         for idx in _batches(len(encoded), settings.batch_size, rng):
-            seqs = [encoded[i] for i in idx]
-            width = max(len(s) for s in seqs)
-            ids = torch.full((len(seqs), width), pad_id, dtype=torch.long)
-            mask = torch.zeros((len(seqs), width), dtype=torch.long)
-            for row, seq in enumerate(seqs):
-                ids[row, :len(seq)] = torch.tensor(seq)
-                mask[row, :len(seq)] = 1
+            ids, mask = collate([encoded[i] for i in idx], pad_id=pad_id)
             labels = ids.masked_fill(mask == 0, -100)  # padding never contributes to the loss
             out = model(input_ids=ids.to(device), attention_mask=mask.to(device), labels=labels.to(device))
             out.loss.backward()

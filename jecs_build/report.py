@@ -102,11 +102,11 @@ def format_mc(table: pd.DataFrame, digits: int = 3) -> str:
 
 
 def main(argv=None) -> int:
-    """``python -m sample_data.real_report PROVENANCE.json``: print its AUC and Monte-Carlo tables as Markdown."""
+    """``python -m jecs_build.report PROVENANCE.json``: print its AUC and Monte-Carlo tables as Markdown."""
     import argparse
     import json
 
-    parser = argparse.ArgumentParser(prog="python -m sample_data.real_report", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m jecs_build.report", description=main.__doc__)
     parser.add_argument("provenance", help="a <name>.provenance.json written by the build")
     args = parser.parse_args(argv)
     with open(args.provenance, encoding="utf-8") as handle:

@@ -1,0 +1,32 @@
+"""Small helpers shared by the build stages (no torch at import)."""
+
+from __future__ import annotations
+
+import re
+import time
+
+# Build names become file names inside the output and cache directories, so they
+# may not hold a path separator or start with a dot ("..", hidden files).
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+
+
+def check_build_name(name) -> str:
+    """Return ``name`` if it is a plain file stem, else raise ``ValueError`` naming ``--name``."""
+    if not isinstance(name, str) or not _NAME_RE.match(name) or ".." in name:
+        raise ValueError(
+            f"--name {name!r}: use letters, digits, '_', '.' and '-' only (no path separators, no '..'); "
+            "the files go inside --out-dir and --cache-dir"
+        )
+    return name
+
+
+def device() -> str:
+    """``"cuda"`` when torch sees a GPU, else ``"cpu"``."""
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def say(message: str) -> None:
+    """A time-stamped progress line."""
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
