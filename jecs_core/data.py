@@ -1,12 +1,9 @@
-"""The score-table data contract: load, validate and hold a wide or long score table.
+"""Score tables: the validated :class:`ScoreTable` and the functions that load one.
 
-Wide table (CSV or Parquet): ``item_id`` (unique), ``split`` in {calibration, test},
-``score_<model>`` per model, optional ``member_<model>`` (0/1), optional ``text``,
-any other columns carried through untouched.
-
-Long table: ``item_id, split, model, score[, member]``, pivoted to wide on load.
-
-Row numbers in error messages are 1-based data rows (the header is not counted).
+What a usable table is (wide and long layouts, covariates, reserved names, the minimum
+calibration size) is defined and checked in :mod:`jecs_core.contract`; files are read by
+:mod:`jecs_core.io`. Errors are :class:`ScoreTableError`: one line naming the file, column and
+rows; ``error.problems`` lists every problem found.
 """
 
 from __future__ import annotations
@@ -18,27 +15,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-SPLITS = ("calibration", "test")
-SCORE_PREFIX = "score_"
-MEMBER_PREFIX = "member_"
-LONG_COLUMNS = ("item_id", "split", "model", "score")
-_MAX_ROWS_LISTED = 5
-
-
-class ScoreTableError(ValueError):
-    """A score table that breaks the data contract; the message names file, column and rows."""
-
-
-def _show(value) -> str:
-    """repr() of a cell value without numpy's type wrapper (``2``, not ``np.int64(2)``)."""
-    return repr(value.item() if isinstance(value, np.generic) else value)
-
-
-def _rows(mask_or_index, limit: int = _MAX_ROWS_LISTED) -> str:
-    idx = np.flatnonzero(mask_or_index) if np.asarray(mask_or_index).dtype == bool else np.asarray(mask_or_index)
-    shown = ", ".join(str(int(i) + 1) for i in idx[:limit])
-    more = f" and {len(idx) - limit} more" if len(idx) > limit else ""
-    return f"row{'s' if len(idx) > 1 else ''} {shown}{more}"
+from ._long import detect_layout
+from .contract import (
+    COVARIATE_PREFIX,
+    MEMBER_PREFIX,
+    MIN_CALIBRATION,
+    SCORE_PREFIX,
+    SPLITS,
+    calibration_warnings,
+    check_frame,
+    validate_frame,
+)
+from .io import LONG_TABLE_COLUMNS, ScoreTableError, file_sha256, read_table, read_table_bytes
 
 
 @dataclass(frozen=True)
@@ -55,13 +43,19 @@ class ScoreTable:
     test_members : numpy.ndarray of int8, shape (n, K), or None
         Member labels of the test items, when the table has them.
     test_extra : pandas.DataFrame
-        Other columns of the test rows (e.g. ``text``), carried to the export.
+        Other columns of the test rows (``text``, ``x_<name>`` covariates, ...), carried to the export.
     source : str
         Where the table came from (a path, or a description).
     source_sha256 : str or None
         SHA-256 of the source file's bytes.
     flipped : bool
         True when the scores were negated on load (``lower_is_member=True``).
+    covariate_names : tuple of str
+        The ``<name>`` of each ``x_<name>`` column, in column order.
+    covariates, calibration_covariates : numpy.ndarray, shape (n, d) and (m, d)
+        Covariate values of the test and calibration rows (d = 0 without covariates).
+    calibration_extra : pandas.DataFrame
+        The carried columns of the calibration rows.
     """
 
     models: tuple[str, ...]
@@ -74,6 +68,16 @@ class ScoreTable:
     source: str = "<memory>"
     source_sha256: str | None = None
     flipped: bool = False
+    covariate_names: tuple[str, ...] = ()
+    covariates: np.ndarray | None = None
+    calibration_covariates: np.ndarray | None = None
+    calibration_extra: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def __post_init__(self):
+        # Tables built by hand (tests, generators) get empty covariate blocks of the right shape.
+        for name, rows in (("covariates", self.test), ("calibration_covariates", self.calibration)):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, np.empty((rows.shape[0], len(self.covariate_names))))
 
     @property
     def n(self) -> int:
@@ -96,7 +100,11 @@ class ScoreTable:
         """Test items that are members of at least one model (None without labels)."""
         return None if self.test_members is None else self.test_members.astype(bool).any(axis=1)
 
-    def subset_models(self, models) -> "ScoreTable":
+    def warnings(self, alpha: float) -> list[str]:
+        """One-line warnings about this table at level ``alpha`` (see :func:`jecs_core.contract.calibration_warnings`)."""
+        return calibration_warnings(self.m, self.n, alpha)
+
+    def subset_models(self, models) -> ScoreTable:
         """The same table restricted to ``models`` (names, in the given order)."""
         models = list(models)
         unknown = [m for m in models if m not in self.models]
@@ -114,127 +122,31 @@ class ScoreTable:
             source=self.source,
             source_sha256=self.source_sha256,
             flipped=self.flipped,
+            covariate_names=self.covariate_names,
+            covariates=self.covariates,
+            calibration_covariates=self.calibration_covariates,
+            calibration_extra=self.calibration_extra,
         )
 
     def to_frame(self) -> pd.DataFrame:
-        """The table back in the wide layout (calibration rows first)."""
+        """The table back in the wide layout (calibration rows first), carried columns included."""
         parts = []
-        for split, ids, scores in (("calibration", self.calibration_ids, self.calibration), ("test", self.test_ids, self.test)):
+        for split, ids, scores, extra in (("calibration", self.calibration_ids, self.calibration, self.calibration_extra),
+                                          ("test", self.test_ids, self.test, self.test_extra)):
             part = pd.DataFrame({"item_id": ids, "split": split})
             for k, name in enumerate(self.models):
                 part[SCORE_PREFIX + name] = scores[:, k]
-            parts.append(part)
+            parts.append((part, extra))
         if self.test_members is not None:
             for k, name in enumerate(self.models):
-                parts[0][MEMBER_PREFIX + name] = 1
-                parts[1][MEMBER_PREFIX + name] = self.test_members[:, k]
-        for col in self.test_extra.columns:
-            parts[1][col] = self.test_extra[col].to_numpy()
-        return pd.concat(parts, ignore_index=True)
-
-
-def file_sha256(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def read_table_file(path: str | Path) -> pd.DataFrame:
-    """Read a CSV or Parquet file into a DataFrame (``item_id`` kept as text)."""
-    path = Path(path)
-    if not path.exists():
-        raise ScoreTableError(f"{path}: file not found")
-    if path.is_dir():
-        raise ScoreTableError(f"{path}: is a directory, expected a .csv or .parquet file")
-    suffix = path.suffix.lower()
-    try:
-        if suffix == ".parquet" or suffix == ".pq":
-            frame = pd.read_parquet(path)
-        elif suffix in (".csv", ".txt") or suffix == "":
-            frame = pd.read_csv(path, dtype={"item_id": str}, keep_default_na=True)
-        else:
-            raise ScoreTableError(f"{path}: unsupported file type '{suffix}', expected .csv or .parquet")
-    except ScoreTableError:
-        raise
-    except Exception as exc:  # pandas/pyarrow raise many types for unreadable files
-        raise ScoreTableError(f"{path}: could not be read as {suffix.lstrip('.') or 'csv'} ({exc.__class__.__name__}: {exc})") from exc
-    return frame
-
-
-def detect_layout(frame: pd.DataFrame) -> str:
-    """``"long"`` if the frame has the long columns and no ``score_`` columns, else ``"wide"``."""
-    has_wide = any(str(c).startswith(SCORE_PREFIX) for c in frame.columns)
-    has_long = all(c in frame.columns for c in ("model", "score"))
-    return "long" if has_long and not has_wide else "wide"
-
-
-def _long_to_wide(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-    missing = [c for c in LONG_COLUMNS if c not in frame.columns]
-    if missing:
-        raise ScoreTableError(f"{source}: long table is missing column(s) {missing}; expected {list(LONG_COLUMNS)}[, member]")
-    frame = frame.copy()
-    frame["item_id"] = frame["item_id"].astype(str)
-    frame["model"] = frame["model"].astype(str)
-    dup = frame.duplicated(["item_id", "model"], keep="first").to_numpy()
-    if dup.any():
-        first = frame.loc[dup, ["item_id", "model"]].iloc[0]
-        raise ScoreTableError(
-            f"{source}: column 'item_id'+'model': duplicate pair ({first['item_id']!r}, {first['model']!r}) at {_rows(dup)}"
-        )
-    split_per_item = frame.groupby("item_id", sort=False)["split"].nunique()
-    mixed = split_per_item[split_per_item > 1]
-    if len(mixed):
-        raise ScoreTableError(f"{source}: column 'split': item {mixed.index[0]!r} has more than one split value across its rows")
-    models = list(dict.fromkeys(frame["model"]))
-    wide = frame.drop_duplicates("item_id")[["item_id", "split"]].reset_index(drop=True)
-    scores = frame.pivot(index="item_id", columns="model", values="score")
-    for model in models:
-        wide[SCORE_PREFIX + model] = scores[model].reindex(wide["item_id"]).to_numpy()
-    if "member" in frame.columns:
-        labels = frame.pivot(index="item_id", columns="model", values="member")
-        for model in models:
-            wide[MEMBER_PREFIX + model] = labels[model].reindex(wide["item_id"]).to_numpy()
-    missing_cells = wide[[SCORE_PREFIX + m for m in models]].isna()
-    if missing_cells.to_numpy().any():
-        row, col = np.argwhere(missing_cells.to_numpy())[0]
-        raise ScoreTableError(
-            f"{source}: long table has no row for item {wide['item_id'].iloc[row]!r} and model {models[col]!r}; "
-            "every item needs one score per model"
-        )
-    return wide
-
-
-def _numeric_column(frame: pd.DataFrame, column: str, source: str) -> np.ndarray:
-    raw = frame[column]
-    values = pd.to_numeric(raw, errors="coerce")
-    text_cells = values.isna().to_numpy() & raw.notna().to_numpy()
-    if text_cells.any():
-        first = raw[text_cells].iloc[0]
-        raise ScoreTableError(
-            f"{source}: column '{column}': non-numeric value {_show(first)} at {_rows(text_cells)}; scores must be numbers"
-        )
-    arr = values.to_numpy(dtype=float)
-    missing = np.isnan(arr)
-    if missing.any():
-        raise ScoreTableError(f"{source}: column '{column}': missing score (empty or NaN) at {_rows(missing)}")
-    infinite = ~np.isfinite(arr)
-    if infinite.any():
-        raise ScoreTableError(f"{source}: column '{column}': non-finite score (inf) at {_rows(infinite)}")
-    return arr
-
-
-def _labels(frame: pd.DataFrame, column: str, rows: np.ndarray, source: str) -> np.ndarray:
-    raw = frame[column]
-    values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
-    bad = rows & ~np.isin(values, (0.0, 1.0))
-    if bad.any():
-        first = raw[bad].iloc[0]
-        raise ScoreTableError(
-            f"{source}: column '{column}': label {_show(first)} at {_rows(bad)}; member labels must be 0 or 1 on every test row"
-        )
-    return values
+                parts[0][0][MEMBER_PREFIX + name] = 1
+                parts[1][0][MEMBER_PREFIX + name] = self.test_members[:, k]
+        frames = []
+        for part, extra in parts:
+            for col in extra.columns:
+                part[col] = extra[col].to_numpy()
+            frames.append(part)
+        return pd.concat(frames, ignore_index=True)
 
 
 def table_from_frame(
@@ -244,8 +156,9 @@ def table_from_frame(
     layout: str = "auto",
     lower_is_member: bool = False,
     source_sha256: str | None = None,
+    from_file: bool = False,
 ) -> ScoreTable:
-    """Validate a DataFrame against the data contract and build a :class:`ScoreTable`.
+    """Validate a DataFrame against the data contract (:mod:`jecs_core.contract`) and build a :class:`ScoreTable`.
 
     Parameters
     ----------
@@ -259,94 +172,39 @@ def table_from_frame(
     lower_is_member : bool
         Set when the file's scores run the other way (smaller = more member-like,
         e.g. raw perplexity or loss); they are negated on load.
+    source_sha256 : str, optional
+        Hash of the source bytes, recorded in exports.
+    from_file : bool
+        The frame was read from a file: messages add the spreadsheet row (header = row 1).
 
     Raises
     ------
     ScoreTableError
-        Naming the file, column and rows of the first problem found.
+        Naming the file, column and rows of the first problem; ``.problems`` lists them all.
     """
-    if layout not in ("auto", "wide", "long"):
-        raise ValueError(f"layout must be 'auto', 'wide' or 'long', got {layout!r}")
-    if not isinstance(frame, pd.DataFrame):
-        raise ScoreTableError(f"{source}: expected a table (pandas.DataFrame), got {type(frame).__name__}")
-    if frame.shape[0] == 0:
-        raise ScoreTableError(f"{source}: the table has no rows")
-    frame = frame.copy()
-    frame.columns = [str(c) for c in frame.columns]
-    for required in ("item_id", "split"):
-        if required not in frame.columns:
-            raise ScoreTableError(f"{source}: missing required column '{required}' (columns found: {list(frame.columns)[:12]})")
-    if layout == "long" or (layout == "auto" and detect_layout(frame) == "long"):
-        frame = _long_to_wide(frame, source)
-
-    ids_missing = frame["item_id"].isna().to_numpy()
-    if ids_missing.any():
-        raise ScoreTableError(f"{source}: column 'item_id': empty id at {_rows(ids_missing)}")
-    ids = frame["item_id"].astype(str).to_numpy()
-    dup = pd.Series(ids).duplicated(keep=False).to_numpy()
-    if dup.any():
-        raise ScoreTableError(f"{source}: column 'item_id': duplicate id {ids[dup][0]!r} at {_rows(dup)}; ids must be unique")
-
-    split = frame["split"].astype(str).str.strip().str.lower().to_numpy()
-    unknown = ~np.isin(split, SPLITS)
-    if unknown.any():
-        raise ScoreTableError(
-            f"{source}: column 'split': unknown value {_show(frame['split'].to_numpy()[unknown][0])} at {_rows(unknown)}; "
-            f"expected one of {list(SPLITS)}"
-        )
-    is_cal = split == "calibration"
-    is_test = ~is_cal
-
-    score_cols = [c for c in frame.columns if c.startswith(SCORE_PREFIX)]
-    if not score_cols:
-        raise ScoreTableError(
-            f"{source}: no score columns; expected one column 'score_<model>' per model "
-            "(or a long table with columns item_id, split, model, score)"
-        )
-    models = tuple(c[len(SCORE_PREFIX):] for c in score_cols)
-    if any(not m for m in models):
-        raise ScoreTableError(f"{source}: column 'score_' has no model name; name it 'score_<model>'")
-    member_cols = [c for c in frame.columns if c.startswith(MEMBER_PREFIX)]
-    member_models = tuple(c[len(MEMBER_PREFIX):] for c in member_cols)
-    if member_cols and set(member_models) != set(models):
-        only_scores = sorted(set(models) - set(member_models))
-        only_members = sorted(set(member_models) - set(models))
-        raise ScoreTableError(
-            f"{source}: member columns do not match score columns: "
-            f"score_ without member_: {only_scores}; member_ without score_: {only_members}"
-        )
-
-    if not is_cal.any():
-        raise ScoreTableError(f"{source}: column 'split': no calibration rows; JECS needs known members to calibrate against")
-    if not is_test.any():
-        raise ScoreTableError(f"{source}: column 'split': no test rows; there is nothing to select from")
-    for col in score_cols:
-        values = pd.to_numeric(frame[col], errors="coerce")
-        if values[is_cal].isna().all() and frame[col][is_cal].isna().all():
-            raise ScoreTableError(f"{source}: column '{col}': model has no calibration rows (all calibration scores empty)")
-        if values[is_test].isna().all() and frame[col][is_test].isna().all():
-            raise ScoreTableError(f"{source}: column '{col}': model has no test rows (all test scores empty)")
-    scores = np.column_stack([_numeric_column(frame, c, source) for c in score_cols])
-    if lower_is_member:
-        scores = -scores
-
-    members = None
-    if member_cols:
-        members = np.column_stack([_labels(frame, MEMBER_PREFIX + m, is_test, source) for m in models])[is_test].astype(np.int8)
-
-    extra_cols = [c for c in frame.columns if c not in ("item_id", "split") and c not in score_cols and c not in member_cols]
-    extra = frame.loc[is_test, extra_cols].reset_index(drop=True)
+    checked, problems = check_frame(frame, source=source, layout=layout, from_file=from_file)
+    if problems:
+        raise ScoreTableError(problems[0], problems)
+    is_cal, is_test = checked.is_calibration, ~checked.is_calibration
+    scores = -checked.scores if lower_is_member else checked.scores
+    members = None if checked.members is None else checked.members[is_test].astype(np.int8)
+    carried = set(checked.extra_columns) | {COVARIATE_PREFIX + c for c in checked.covariate_names}
+    extra = checked.frame.loc[:, [c for c in checked.frame.columns if c in carried]]  # input column order
     return ScoreTable(
-        models=models,
+        models=checked.models,
         calibration=scores[is_cal],
         test=scores[is_test],
-        calibration_ids=ids[is_cal],
-        test_ids=ids[is_test],
+        calibration_ids=checked.ids[is_cal],
+        test_ids=checked.ids[is_test],
         test_members=members,
-        test_extra=extra,
+        test_extra=extra.loc[is_test].reset_index(drop=True),
         source=source,
         source_sha256=source_sha256,
         flipped=bool(lower_is_member),
+        covariate_names=checked.covariate_names,
+        covariates=checked.covariates[is_test],
+        calibration_covariates=checked.covariates[is_cal],
+        calibration_extra=extra.loc[is_cal].reset_index(drop=True),
     )
 
 
@@ -367,7 +225,20 @@ def load_scores(path: str | Path, *, layout: str = "auto", lower_is_member: bool
     ScoreTableError
         If the file cannot be read or breaks the data contract.
     """
-    frame = read_table_file(path)
-    return table_from_frame(
-        frame, source=str(path), layout=layout, lower_is_member=lower_is_member, source_sha256=file_sha256(path)
-    )
+    frame = read_table(path)
+    return table_from_frame(frame, source=str(path), layout=layout, lower_is_member=lower_is_member,
+                            source_sha256=file_sha256(path), from_file=True)
+
+
+def load_scores_bytes(data: bytes, name: str, *, layout: str = "auto", lower_is_member: bool = False) -> ScoreTable:
+    """:func:`load_scores` for uploaded bytes (``name`` picks the parser and names the file in messages)."""
+    frame = read_table_bytes(data, name)
+    return table_from_frame(frame, source=str(name), layout=layout, lower_is_member=lower_is_member,
+                            source_sha256=hashlib.sha256(data).hexdigest(), from_file=True)
+
+
+__all__ = [
+    "COVARIATE_PREFIX", "LONG_TABLE_COLUMNS", "MEMBER_PREFIX", "MIN_CALIBRATION", "SCORE_PREFIX", "SPLITS",
+    "ScoreTable", "ScoreTableError", "calibration_warnings", "detect_layout", "load_scores", "load_scores_bytes",
+    "table_from_frame", "validate_frame",
+]

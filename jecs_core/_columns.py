@@ -1,0 +1,172 @@
+"""Cell-level checks of the data contract: numbers, labels, and how rows are named in messages.
+
+Every check returns its problems as one-line strings (``"<source>: column '<name>': ... at rows
+..."``) instead of raising, so a caller can list all of them (the dashboard does) or raise the
+first (the CLI does).
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+MAX_ROWS_LISTED = 5
+
+# infer_dtype kinds that are plain numbers, and what the refused kinds are called in messages.
+_NUMBER_KINDS = {"integer", "floating", "mixed-integer-float", "decimal", "empty"}
+_REFUSED_KINDS = {
+    "boolean": "boolean values (True/False)",
+    "complex": "complex numbers",
+    "datetime": "dates/times",
+    "datetime64": "dates/times",
+    "date": "dates",
+    "time": "times of day",
+    "timedelta": "time spans",
+    "timedelta64": "time spans",
+    "period": "periods",
+    "bytes": "raw bytes",
+    "interval": "intervals",
+    "categorical": "categories",
+}
+
+
+def show(value) -> str:
+    """repr() of a cell value without numpy's type wrapper (``2``, not ``np.int64(2)``)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+@dataclass(frozen=True)
+class Where:
+    """How rows of the checked frame are named in messages.
+
+    ``origin[i]`` is the 0-based row of the source that frame row ``i`` came from (a long
+    table's rows are pivoted to one row per item). Rows are 1-based data rows (the header not
+    counted); when the frame was read from a file, the spreadsheet row (header = row 1) follows.
+    """
+
+    source: str
+    origin: np.ndarray
+    from_file: bool = False
+
+    def rows(self, mask_or_index, limit: int = MAX_ROWS_LISTED) -> str:
+        index = np.asarray(mask_or_index)
+        index = np.flatnonzero(index) if index.dtype == bool else index
+        rows = np.sort(self.origin[index]) + 1
+        plural = "s" if len(rows) > 1 else ""
+        more = f" and {len(rows) - limit} more" if len(rows) > limit else ""
+        text = f"row{plural} {', '.join(str(int(r)) for r in rows[:limit])}{more}"
+        if self.from_file:
+            text += f" (spreadsheet row{plural} {', '.join(str(int(r) + 1) for r in rows[:limit])}{more})"
+        return text
+
+    def problem(self, column: str | None, text: str) -> str:
+        where = f"column '{column}': " if column is not None else ""
+        return f"{self.source}: {where}{text}"
+
+
+def _element_kind(value) -> str | None:
+    """None for a usable number or number-like text; else a refused kind of ``_REFUSED_KINDS`` or ``"text"``."""
+    if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return "boolean"
+    if isinstance(value, (complex, np.complexfloating)):
+        return "complex"
+    if isinstance(value, numbers.Real):
+        return None
+    if isinstance(value, str):
+        try:
+            float(value)
+            return None
+        except ValueError:
+            return "text"
+    return "other"
+
+
+def _mixed_problem(raw: pd.Series, column: str, where: Where, kind_word: str) -> str | None:
+    kinds = np.array([_element_kind(v) for v in raw.to_numpy(dtype=object)], dtype=object)
+    for kind in ("boolean", "complex", "other", "text"):
+        bad = kinds == kind
+        if bad.any():
+            first = raw.to_numpy(dtype=object)[bad][0]
+            if kind == "text":
+                return where.problem(column, f"non-numeric value {show(first)} at {where.rows(bad)}; {kind_word}s must be numbers")
+            what = _REFUSED_KINDS.get(kind, f"values of type {type(first).__name__}")
+            return where.problem(column, f"{what} such as {show(first)} at {where.rows(bad)} are not {kind_word}s; write numbers")
+    return None
+
+
+def _dtype_problem(raw: pd.Series, column: str, where: Where, kind_word: str) -> str | None:
+    dtype = raw.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        kind = "categorical"
+    elif pd.api.types.is_bool_dtype(dtype):
+        kind = "boolean"
+    elif pd.api.types.is_complex_dtype(dtype):
+        kind = "complex"
+    elif pd.api.types.is_datetime64_any_dtype(dtype):
+        kind = "datetime64"
+    elif pd.api.types.is_timedelta64_dtype(dtype):
+        kind = "timedelta64"
+    elif pd.api.types.is_numeric_dtype(dtype):
+        return None
+    else:
+        kind = pd.api.types.infer_dtype(raw, skipna=True)
+        if kind in _NUMBER_KINDS or kind == "string":
+            return None
+        if kind not in _REFUSED_KINDS:
+            return _mixed_problem(raw, column, where, kind_word)
+    return where.problem(column, f"{_REFUSED_KINDS[kind]} are not {kind_word}s (column type {dtype}); write numbers")
+
+
+def numeric_column(raw: pd.Series, column: str, where: Where, *, kind_word: str = "score") -> tuple[np.ndarray | None, str | None]:
+    """``raw`` as finite floats, or ``(None, problem)``.
+
+    Booleans, dates, time spans, complex numbers and categories are refused by type (a
+    True/False column is not read as 1/0); text cells must parse as numbers; empty, NaN and
+    infinite cells are refused.
+    """
+    problem = _dtype_problem(raw, column, where, kind_word)
+    if problem:
+        return None, problem
+    if pd.api.types.is_numeric_dtype(raw.dtype):
+        values = raw.to_numpy(dtype=float, na_value=np.nan)
+    else:
+        coerced = pd.to_numeric(raw, errors="coerce")
+        text_cells = coerced.isna().to_numpy() & raw.notna().to_numpy()
+        if text_cells.any():
+            first = raw[text_cells].iloc[0]
+            return None, where.problem(column, f"non-numeric value {show(first)} at {where.rows(text_cells)}; {kind_word}s must be numbers")
+        values = coerced.to_numpy(dtype=float, na_value=np.nan)
+    missing = np.isnan(values)
+    if missing.any():
+        return None, where.problem(column, f"missing {kind_word} (empty or NaN) at {where.rows(missing)}")
+    infinite = ~np.isfinite(values)
+    if infinite.any():
+        return None, where.problem(column, f"non-finite {kind_word} (inf) at {where.rows(infinite)}")
+    return values, None
+
+
+def label_column(raw: pd.Series, column: str, rows: np.ndarray, where: Where) -> tuple[np.ndarray | None, str | None]:
+    """Member labels as floats; 0 or 1 (True/False accepted) on every row where ``rows`` is True."""
+    if pd.api.types.is_bool_dtype(raw.dtype):
+        values = raw.to_numpy(dtype=float, na_value=np.nan)
+    else:
+        values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    bad = rows & ~np.isin(values, (0.0, 1.0))
+    if bad.any():
+        first = raw[bad].iloc[0]
+        return None, where.problem(
+            column, f"label {show(first)} at {where.rows(bad)}; member labels must be 0 or 1 on every test row"
+        )
+    return values, None
+
+
+def empty_text(values: pd.Series) -> np.ndarray:
+    """True where a cell is missing or blank text."""
+    missing = values.isna().to_numpy()
+    text = values.astype(str).str.strip().to_numpy() == ""
+    return missing | text

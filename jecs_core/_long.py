@@ -1,0 +1,109 @@
+"""The long layout of a score table: ``item_id, split, model, score[, member]`` plus per-item columns.
+
+Cells are checked on the long rows themselves (so a message names the row of the file), then
+the table is pivoted to the wide layout. Other columns (``text``, ``x_<name>`` covariates, ...)
+must hold one value per item; they are carried to the wide table, not dropped.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._columns import Where, empty_text, label_column, numeric_column
+from .io import LONG_TABLE_COLUMNS
+
+_SCORE_PREFIX = "score_"
+_MEMBER_PREFIX = "member_"
+
+
+def detect_layout(frame: pd.DataFrame) -> str:
+    """``"long"`` if the frame has the long columns and no ``score_`` columns, else ``"wide"``."""
+    has_wide = any(str(c).startswith(_SCORE_PREFIX) for c in frame.columns)
+    has_long = all(c in frame.columns for c in ("model", "score"))
+    return "long" if has_long and not has_wide else "wide"
+
+
+def _names(frame: pd.DataFrame, where: Where) -> list[str]:
+    missing = [c for c in LONG_TABLE_COLUMNS if c not in frame.columns]
+    if missing:
+        return [f"{where.source}: long table is missing column(s) {missing}; expected {list(LONG_TABLE_COLUMNS)}[, member]"]
+    wide_named = [c for c in frame.columns if c.startswith((_SCORE_PREFIX, _MEMBER_PREFIX))]
+    if wide_named:
+        return [where.problem(wide_named[0], "a long table holds scores in 'score' and labels in 'member', "
+                                             "not in score_<model> / member_<model> columns")]
+    return []
+
+
+def _cells(frame: pd.DataFrame, where: Where) -> tuple[np.ndarray | None, np.ndarray | None, list[str]]:
+    problems = []
+    for column, what in (("item_id", "empty id"), ("model", "empty model name")):
+        empty = empty_text(frame[column])
+        if empty.any():
+            problems.append(where.problem(column, f"{what} at {where.rows(empty)}"))
+    scores, problem = numeric_column(frame["score"], "score", where)
+    problems += [problem] if problem else []
+    labels = None
+    if "member" in frame.columns:
+        is_test = frame["split"].astype(str).str.strip().str.lower().to_numpy() == "test"
+        labels, problem = label_column(frame["member"], "member", is_test, where)
+        problems += [problem] if problem else []
+    return scores, labels, problems
+
+
+def _per_item(frame: pd.DataFrame, ids: pd.Series, models: pd.Series, where: Where) -> list[str]:
+    problems = []
+    dup = pd.DataFrame({"i": ids, "m": models}).duplicated(keep=False).to_numpy()
+    if dup.any():
+        first = np.flatnonzero(dup)[0]
+        problems.append(where.problem("item_id'+'model", f"duplicate pair ({ids.iloc[first]!r}, {models.iloc[first]!r}) "
+                                                         f"at {where.rows(dup)}"))
+    carried = [c for c in frame.columns if c not in LONG_TABLE_COLUMNS and c != "member"]
+    for column in ["split"] + carried:
+        counts = frame[column].groupby(ids, sort=False).nunique(dropna=False)
+        varying = counts[counts > 1]
+        if len(varying):
+            problems.append(where.problem(column, f"item {varying.index[0]!r} has more than one {column} value across its rows; "
+                                                  "a long table's other columns need one value per item"))
+    return problems
+
+
+def long_to_wide(frame: pd.DataFrame, where: Where) -> tuple[pd.DataFrame | None, np.ndarray, list[str]]:
+    """Check a long table and pivot it to the wide layout.
+
+    Returns
+    -------
+    wide : pandas.DataFrame or None
+        One row per item (first-seen order); None when there are problems.
+    origin : numpy.ndarray
+        For each wide row, the source row (0-based) of the item's first long row.
+    problems : list of str
+    """
+    problems = _names(frame, where)
+    if problems:
+        return None, where.origin, problems
+    scores, labels, problems = _cells(frame, where)
+    ids = frame["item_id"].astype(str)
+    models = frame["model"].astype(str)
+    problems += _per_item(frame, ids, models, where)
+    if problems:
+        return None, where.origin, problems
+    first = ~ids.duplicated().to_numpy()
+    item_order = ids[first].to_numpy()
+    model_order = list(dict.fromkeys(models))
+    carried = [c for c in frame.columns if c not in ("item_id", "model", "score", "member")]
+    wide = frame.loc[first, ["item_id"] + carried].reset_index(drop=True)
+    values = pd.DataFrame({"i": ids.to_numpy(), "m": models.to_numpy(), "s": scores})
+    grid = values.pivot(index="i", columns="m", values="s").reindex(index=item_order, columns=model_order)
+    missing = np.argwhere(grid.isna().to_numpy())
+    if len(missing):
+        row, col = missing[0]
+        return None, where.origin, [f"{where.source}: long table has no row for item {item_order[row]!r} and model "
+                                    f"{model_order[col]!r}; every item needs one score per model"]
+    block = {_SCORE_PREFIX + m: grid[m].to_numpy() for m in model_order}
+    if labels is not None:
+        label_grid = pd.DataFrame({"i": ids.to_numpy(), "m": models.to_numpy(), "s": labels}).pivot(
+            index="i", columns="m", values="s").reindex(index=item_order, columns=model_order)
+        block.update({_MEMBER_PREFIX + m: label_grid[m].to_numpy() for m in model_order})
+    wide = pd.concat([wide[["item_id", "split"]], pd.DataFrame(block), wide.drop(columns=["item_id", "split"])], axis=1)
+    return wide, where.origin[np.flatnonzero(first)], []

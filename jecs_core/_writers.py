@@ -1,0 +1,131 @@
+"""Writers of :mod:`jecs_core.io`: spreadsheet-safe cells, output-path checks, atomic writes.
+
+Import them from :mod:`jecs_core.io`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+WRITE_SUFFIXES = (".csv", ".parquet")
+# Text cells starting with one of these are run as formulas by spreadsheets (OWASP "CSV injection").
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _numeric_text(values: np.ndarray) -> np.ndarray:
+    """True where a string is a plain number ("-1.5", "+3e2"): a spreadsheet reads it as a number, not a formula."""
+    out = np.zeros(len(values), dtype=bool)
+    for i, text in enumerate(values):
+        try:
+            float(text)
+            out[i] = text == text.strip()
+        except ValueError:
+            pass
+    return out
+
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` whose text cells cannot run as spreadsheet formulas.
+
+    A text cell (or column name) that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+    return gets a single quote in front (``=HYPERLINK(...)`` -> ``'=HYPERLINK(...)``), as OWASP
+    recommends for CSV exports; spreadsheets show the quote-prefixed text as text. A cell that is
+    a plain number written as text (``-1.5``) is left alone: a spreadsheet reads it as a number.
+    Numeric, boolean and missing cells are untouched. Only columns holding text are scanned, so
+    the cost is one vectorised ``startswith`` per text column.
+    """
+    out = frame.copy(deep=False)
+    for column in out.columns:
+        series = out[column]
+        if not (pd.api.types.is_object_dtype(series.dtype) or pd.api.types.is_string_dtype(series.dtype)):
+            continue
+        hit = series.str.startswith(FORMULA_PREFIXES).fillna(False).to_numpy(dtype=bool)
+        if not hit.any():
+            continue
+        rows = np.flatnonzero(hit)
+        texts = series.to_numpy(dtype=object)[rows]
+        rows = rows[~_numeric_text(texts)]
+        if len(rows):
+            values = series.to_numpy(dtype=object).copy()
+            values[rows] = ["'" + str(v) for v in values[rows]]
+            out[column] = pd.Series(values, index=out.index, dtype=object)
+    out.columns = [("'" + c) if isinstance(c, str) and c.startswith(FORMULA_PREFIXES) else c for c in out.columns]
+    return out
+
+
+_neutralise = spreadsheet_safe  # write_table's keyword of the same name shadows the function
+
+
+def check_output_path(path: str | Path, *, suffixes=WRITE_SUFFIXES, inputs=(), what: str = "out") -> Path:
+    """Refuse an output path with another extension, that is a directory, or that is one of ``inputs``.
+
+    Paths are compared after resolving symlinks, so ``--out link-to-input.csv`` is caught too.
+    """
+    path = Path(path)
+    if path.suffix.lower() not in suffixes:
+        raise ValueError(f"{what}: {path} must end in {' or '.join(suffixes)}")
+    if path.is_dir():
+        raise ValueError(f"{what}: {path} is a directory; name a file")
+    if not path.parent.is_dir():
+        raise ValueError(f"{what}: directory {path.parent} does not exist")
+    resolved = path.resolve()
+    for source in inputs:
+        if source is not None and Path(source).exists() and Path(source).resolve() == resolved:
+            raise ValueError(f"{what}: {path} is the input file {source}; write the output somewhere else")
+    return path
+
+
+def write_files_atomic(writers: Mapping[str | Path, Callable[[Path], None]]) -> list[Path]:
+    """Write several files both-or-neither: each writer fills a temporary file, then all are renamed.
+
+    ``writers`` maps each target path to ``writer(temporary_path)``. If any writer fails, no
+    target is touched. The temporary files live in the targets' directories (same file
+    system), so each rename is atomic.
+    """
+    temps: list[tuple[Path, Path]] = []
+    try:
+        for target, writer in writers.items():
+            target = Path(target)
+            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+            os.close(fd)
+            temps.append((Path(name), target))
+            writer(Path(name))
+        renamed: list[Path] = []
+        try:
+            for temp, target in temps:
+                os.replace(temp, target)
+                renamed.append(target)
+        except OSError:
+            for target in renamed:  # neither: take back what was already renamed
+                target.unlink(missing_ok=True)
+            raise
+        return [target for _, target in temps]
+    finally:
+        for temp, _ in temps:
+            temp.unlink(missing_ok=True)
+
+
+def write_table(frame: pd.DataFrame, path: str | Path, *, spreadsheet_safe: bool = True, inputs=()) -> Path:
+    """Write ``frame`` to ``.csv`` or ``.parquet`` (by extension) atomically, without the index.
+
+    CSV cells are neutralised with :func:`spreadsheet_safe` unless ``spreadsheet_safe=False``;
+    Parquet keeps typed values as they are. ``inputs`` lists paths the output must not overwrite.
+    """
+    path = check_output_path(path, inputs=inputs)
+    as_csv = path.suffix.lower() == ".csv"
+    data = _neutralise(frame) if (as_csv and spreadsheet_safe) else frame
+
+    def _write(temp: Path) -> None:
+        if as_csv:
+            data.to_csv(temp, index=False)
+        else:
+            data.to_parquet(temp, index=False)
+
+    write_files_atomic({path: _write})
+    return path

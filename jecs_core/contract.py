@@ -1,0 +1,233 @@
+"""The score-table data contract: what a usable table is, checked with every problem listed.
+
+Wide table (CSV or Parquet): ``item_id`` (unique, non-empty), ``split`` in {calibration, test},
+one ``score_<model>`` column per model (numbers; larger = more member-like), optional
+``member_<model>`` labels (0/1 on test rows), optional ``x_<name>`` covariates (numbers), and any
+other columns (e.g. ``text``), carried to the export untouched. Long table: ``item_id, split,
+model, score[, member]`` (see :mod:`jecs_core._long`).
+
+Refused, never renamed or dropped:
+
+* a duplicate or empty column name;
+* boolean, date/time, time-span, complex or categorical score or covariate columns (a
+  True/False column is not read as 1/0), text, empty, NaN or infinite cells;
+* fewer than :data:`MIN_CALIBRATION` calibration rows;
+* names the selection export writes itself: a carried column ``selected``, ``selected_*`` or
+  ``p_*``, and a model called ``max`` or ``tilde`` (its ``p_<model>`` column would be the
+  export's ``p_max`` / ``p_tilde``).
+
+Rows in messages are 1-based data rows (the header not counted); for a table read from a file
+the spreadsheet row (header = row 1) follows in brackets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ._columns import Where, empty_text, label_column, numeric_column, show
+from .io import ScoreTableError, check_header
+
+SPLITS = ("calibration", "test")
+SCORE_PREFIX = "score_"
+MEMBER_PREFIX = "member_"
+COVARIATE_PREFIX = "x_"
+# With one calibration item a per-model conformal p-value is 1/2 or 1: no table is usable.
+# Above this, calibration_warnings() says when the set is too small for the chosen alpha.
+MIN_CALIBRATION = 2
+# Columns of the selection export (jecs_core.export) that an input column may not take.
+RESERVED_COLUMNS = ("selected", "p_max", "p_tilde")
+RESERVED_PREFIXES = ("p_", "selected_")
+RESERVED_MODELS = frozenset(name[len("p_"):] for name in RESERVED_COLUMNS if name.startswith("p_"))
+
+
+@dataclass(frozen=True)
+class CheckedFrame:
+    """The pieces of a frame that passed the contract (wide layout, in row order)."""
+
+    frame: pd.DataFrame
+    ids: np.ndarray
+    is_calibration: np.ndarray
+    models: tuple[str, ...]
+    scores: np.ndarray
+    members: np.ndarray | None
+    covariate_names: tuple[str, ...]
+    covariates: np.ndarray
+    extra_columns: tuple[str, ...]
+
+
+def _header(frame, source: str) -> tuple[pd.DataFrame | None, list[str]]:
+    if not isinstance(frame, pd.DataFrame):
+        return None, [f"{source}: expected a table (pandas.DataFrame), got {type(frame).__name__}"]
+    names = [c if isinstance(c, str) else str(c) for c in frame.columns]
+    try:
+        check_header(names, source)
+    except ScoreTableError as exc:
+        return None, [str(exc)]
+    if frame.shape[0] == 0:
+        return None, [f"{source}: the table has no rows"]
+    frame = frame.set_axis(names, axis=1).reset_index(drop=True)
+    missing = [c for c in ("item_id", "split") if c not in frame.columns]
+    if missing:
+        return None, [f"{source}: missing required column '{c}' (columns found: {names[:12]})" for c in missing]
+    return frame, []
+
+
+def _ids_and_split(frame: pd.DataFrame, where: Where) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    problems = []
+    empty = empty_text(frame["item_id"])
+    if empty.any():
+        problems.append(where.problem("item_id", f"empty id at {where.rows(empty)}"))
+    ids = frame["item_id"].astype(str).to_numpy()
+    dup = pd.Series(ids).duplicated(keep=False).to_numpy() & ~empty
+    if dup.any():
+        first = ids[dup][0]
+        problems.append(where.problem("item_id", f"duplicate id {first!r} at {where.rows(ids == first)}; ids must be unique"))
+    split = frame["split"].astype(str).str.strip().str.lower().to_numpy()
+    unknown = ~np.isin(split, SPLITS)
+    if unknown.any():
+        problems.append(where.problem(
+            "split", f"unknown value {show(frame['split'].to_numpy()[unknown][0])} at {where.rows(unknown)}; expected one of {list(SPLITS)}"
+        ))
+    return ids, split == "calibration", problems
+
+
+def _columns(frame: pd.DataFrame, where: Where) -> tuple[list[str], list[str], list[str], list[str], list[str]]:
+    """Score, member, covariate and carried columns, with naming problems."""
+    names = list(frame.columns)
+    scores = [c for c in names if c.startswith(SCORE_PREFIX)]
+    members = [c for c in names if c.startswith(MEMBER_PREFIX)]
+    covariates = [c for c in names if c.startswith(COVARIATE_PREFIX)]
+    extra = [c for c in names if c not in ("item_id", "split") and c not in scores + members + covariates]
+    problems = []
+    if not scores:
+        problems.append(f"{where.source}: no score columns; expected one column 'score_<model>' per model "
+                        "(or a long table with columns item_id, split, model, score)")
+    for column in scores + covariates:
+        if column in (SCORE_PREFIX, COVARIATE_PREFIX):
+            problems.append(where.problem(column, f"no name after '{column}'; name it '{column}<name>'"))
+    for column in scores:
+        if column[len(SCORE_PREFIX):] in RESERVED_MODELS:
+            problems.append(where.problem(column, f"model name {column[len(SCORE_PREFIX):]!r} is reserved (the export writes "
+                                                  f"'p_{column[len(SCORE_PREFIX):]}' itself); rename the model"))
+    for column in extra:
+        if column in RESERVED_COLUMNS or column.startswith(RESERVED_PREFIXES):
+            problems.append(where.problem(column, "the name is reserved for the selection export (selected, selected_<method>, "
+                                                  "p_max, p_tilde, p_<model>); rename the column"))
+    models = {c[len(SCORE_PREFIX):] for c in scores}
+    labelled = {c[len(MEMBER_PREFIX):] for c in members}
+    if members and labelled != models:
+        problems.append(f"{where.source}: member columns do not match score columns: "
+                        f"score_ without member_: {sorted(models - labelled)}; member_ without score_: {sorted(labelled - models)}")
+    return scores, members, covariates, extra, problems
+
+
+def _calibration_size(is_cal: np.ndarray, where: Where) -> list[str]:
+    m, n = int(is_cal.sum()), int((~is_cal).sum())
+    problems = []
+    if m == 0:
+        problems.append(where.problem("split", "no calibration rows; JECS needs known members to calibrate against"))
+    elif m < MIN_CALIBRATION:
+        problems.append(where.problem(
+            "split", f"only {m} calibration row; at least {MIN_CALIBRATION} are needed (with m calibration items a "
+                     f"conformal p-value is at least 1/(m+1) = {1 / (m + 1):.3g})"
+        ))
+    if n == 0:
+        problems.append(where.problem("split", "no test rows; there is nothing to select from"))
+    return problems
+
+
+def _empty_split(raw: pd.Series, column: str, is_cal: np.ndarray, where: Where) -> list[str]:
+    return [where.problem(column, f"model has no {name} rows (all {name} scores empty)")
+            for part, name in ((is_cal, "calibration"), (~is_cal, "test")) if part.any() and raw[part].isna().all()]
+
+
+def _score_block(frame, columns, is_cal, where, kind_word="score") -> tuple[np.ndarray | None, list[str]]:
+    problems, arrays = [], []
+    for column in columns:
+        empty = _empty_split(frame[column], column, is_cal, where) if kind_word == "score" else []
+        problems += empty
+        if empty:
+            continue
+        values, problem = numeric_column(frame[column], column, where, kind_word=kind_word)
+        problems += [problem] if problem else []
+        arrays.append(values)
+    if problems:
+        return None, problems
+    return (np.column_stack(arrays) if arrays else np.empty((len(frame), 0))), []
+
+
+def _labels(frame, members, models, is_cal, where) -> tuple[np.ndarray | None, list[str]]:
+    if not members:
+        return None, []
+    problems, arrays = [], []
+    for model in models:
+        values, problem = label_column(frame[MEMBER_PREFIX + model], MEMBER_PREFIX + model, ~is_cal, where)
+        problems += [problem] if problem else []
+        arrays.append(values)
+    return (None, problems) if problems else (np.column_stack(arrays), [])
+
+
+def check_frame(frame, *, source: str = "<memory>", layout: str = "auto", from_file: bool = False
+                ) -> tuple[CheckedFrame | None, list[str]]:
+    """Check ``frame`` against the contract; return the checked pieces (None on failure) and every problem."""
+    from ._long import detect_layout, long_to_wide
+
+    if layout not in ("auto", "wide", "long"):
+        raise ValueError(f"layout must be 'auto', 'wide' or 'long', got {layout!r}")
+    frame, problems = _header(frame, source)
+    if frame is None:
+        return None, problems
+    origin = np.arange(len(frame))
+    if layout == "long" or (layout == "auto" and detect_layout(frame) == "long"):
+        frame, origin, problems = long_to_wide(frame, Where(source, origin, from_file))
+        if frame is None:
+            return None, problems
+    where = Where(source, origin, from_file)
+    ids, is_cal, problems = _ids_and_split(frame, where)
+    score_cols, member_cols, covariate_cols, extra, found = _columns(frame, where)
+    problems += found
+    if problems:
+        return None, problems
+    problems += _calibration_size(is_cal, where)
+    scores, found = _score_block(frame, score_cols, is_cal, where)
+    problems += found
+    models = tuple(c[len(SCORE_PREFIX):] for c in score_cols)
+    members, found = _labels(frame, member_cols, models, is_cal, where)
+    problems += found
+    covariates, found = _score_block(frame, covariate_cols, is_cal, where, kind_word="covariate")
+    problems += found
+    if problems:
+        return None, problems
+    return CheckedFrame(frame, ids, is_cal, models, scores, members,
+                        tuple(c[len(COVARIATE_PREFIX):] for c in covariate_cols), covariates, tuple(extra)), []
+
+
+def validate_frame(frame, *, source: str = "<memory>", layout: str = "auto", from_file: bool = False) -> list[str]:
+    """Every contract problem of ``frame`` as one-line messages (empty when the table is usable).
+
+    Checks stop at the first stage that fails (header, then ids / split / column names, then
+    cell values), so a later problem may only show once the earlier ones are fixed.
+    """
+    return check_frame(frame, source=source, layout=layout, from_file=from_file)[1]
+
+
+def calibration_warnings(m: int, n: int, alpha: float) -> list[str]:
+    """Warnings about a calibration set too small for ``alpha``.
+
+    A conformal p-value from ``m`` calibration items is at least ``1/(m+1)``. A step-up rule
+    selects ``r`` items only if ``r`` p-values are at most its cut ``alpha*r/n`` <= ``alpha``, so
+    when ``1/(m+1) > alpha`` no finite-sample rule can select any item, and rules that transform
+    the p-values (the paper's JECS) select on a scale the calibration set cannot support.
+    """
+    smallest = 1.0 / (m + 1)
+    if smallest <= alpha:
+        return []
+    return [
+        f"warning: calibration set of m = {m}: the smallest reachable conformal p-value is 1/(m+1) = {smallest:.4g}, "
+        f"above the BH cut alpha*r/n <= alpha = {alpha:g} for every r (alpha/n = {alpha / max(n, 1):.3g}); "
+        "finite-sample rules cannot select any item and transformed rules are unsupported; "
+        f"use at least {int(np.ceil(1 / alpha - 1 - 1e-9))} calibration items"
+    ]
