@@ -38,3 +38,9 @@ __all__ = [
     "default_ks", "draw_plan", "draw_subsamples", "evaluate", "format_evaluation", "format_sweep", "methods_taking",
     "rule_options", "sweep_k", "sweep_knn", "sweep_lambda", "sweep_rho", "sweep_tables",
 ]
+
+# Last, after every evaluate submodule is loaded: the twin check lives with the
+# diagnostics (it needs no labels) and runs through this package's protocol.
+from ..diagnostics.twin_risk import TwinEvaluation, twin_evaluate  # noqa: E402
+
+__all__ += ["TwinEvaluation", "twin_evaluate"]

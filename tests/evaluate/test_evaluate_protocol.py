@@ -12,6 +12,7 @@ from jecs_core.evaluate import SUMMARY_COLUMNS, draw_subsamples, evaluate, forma
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PAPER_ALPHAS = (0.1, 0.2, 0.3)
+PAPER_METHODS = ("jecs", "jmcs", "union", "intersection")
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +22,7 @@ def synthetic_table():
 
 @pytest.fixture(scope="module")
 def paper_run(synthetic_table):
-    return evaluate(synthetic_table, alphas=PAPER_ALPHAS, reps=200, seed=0)
+    return evaluate(synthetic_table, alphas=PAPER_ALPHAS, reps=200, seed=0, methods=PAPER_METHODS)
 
 
 def _row(result: Evaluation, method: str, alpha: float):

@@ -1,0 +1,64 @@
+"""Shared argument checks and JSON helpers of the diagnostics."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from ..data import ScoreTable, table_from_frame
+
+
+def as_table(table) -> ScoreTable:
+    """A :class:`ScoreTable` (a wide/long DataFrame is validated first); labels are not needed."""
+    if isinstance(table, pd.DataFrame):
+        table = table_from_frame(table)
+    if not isinstance(table, ScoreTable):
+        raise ValueError(f"table must be a ScoreTable or a pandas.DataFrame, got {type(table).__name__}")
+    return table
+
+
+def check_seed(seed) -> int | None:
+    """The one seed convention: a non-negative integer, or None for fresh entropy."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
+    return int(seed)
+
+
+def check_count(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_level(value, name: str = "level") -> float:
+    try:
+        level = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number in (0, 1), got {value!r}") from None
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
+    return level
+
+
+def json_number(value):
+    """A float for JSON: NaN and infinities become None (strict JSON has neither)."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def json_matrix(matrix: np.ndarray) -> list[list]:
+    return [[json_number(v) for v in row] for row in np.asarray(matrix, dtype=float)]
+
+
+def fmt(value, digits: int = 3) -> str:
+    """A number for the text summaries; NaN/None shown as 'n/a'."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "n/a"
+    return f"{value:.{digits}f}"
