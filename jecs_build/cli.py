@@ -12,8 +12,7 @@ import sys
 
 from jecs_core.cli.options import alphas_arg, fraction_arg, positive_float, positive_int
 
-DEFAULT_CACHE_DIR = os.path.join(".jecs_cache", "build")
-STAGES = ("prepare", "finetune", "score", "assemble")
+from .common import DEFAULT_CACHE_DIR, STAGES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

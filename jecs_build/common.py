@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import re
 import time
+
+#: Where a build keeps its resumable state, relative to the working directory.
+DEFAULT_CACHE_DIR = os.path.join(".jecs_cache", "build")
+
+#: The pipeline's stages, in order (``--stop-after``).
+STAGES = ("prepare", "finetune", "score", "assemble")
 
 # Build names become file names inside the output and cache directories, so they
 # may not hold a path separator or start with a dot ("..", hidden files).

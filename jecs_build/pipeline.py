@@ -37,8 +37,7 @@ import pandas as pd
 from jecs_core.simulate import three_block_split
 
 from . import corpus as corpus_io
-from .cli import DEFAULT_CACHE_DIR, STAGES
-from .common import check_build_name, device, say
+from .common import DEFAULT_CACHE_DIR, STAGES, check_build_name, device, say
 from .finetune import LoraSettings
 
 #: The detection scores a build records (the shipped audit's four).
