@@ -18,11 +18,13 @@ from ..evaluate import (
     evaluate,
     format_evaluation,
     format_sweep,
+    format_twin_comparison,
     methods_taking,
     sweep_k,
     sweep_knn,
     sweep_lambda,
     sweep_rho,
+    twin_evaluate,
 )
 from ..rules import METHODS
 from .options import add_table_options
@@ -147,6 +149,11 @@ def _register_evaluate(subparsers) -> None:
     _add_run_options(parser, alphas="0.1,0.2,0.3", methods=",".join(METHODS))
     _add_jecs_options(parser)
     parser.add_argument("--per-rep-out", default=None, help="also write every repetition's GCP, power and selection size (.csv)")
+    parser.add_argument("--twin", action="store_true",
+                        help="also estimate each rule's unconditional GCR on fresh synthetic tables matched to this "
+                        "audit (needs no labels; seconds), printed beside the protocol's numbers")
+    parser.add_argument("--twin-tables", default="200", help="fresh twin tables per exposure pattern (default 200)")
+    parser.add_argument("--twin-out", default=None, help="write the twin summary (.csv or .parquet)")
     parser.set_defaults(handler=run_evaluate)
 
 
@@ -211,12 +218,27 @@ def _register_rho(kinds) -> None:
     rho.set_defaults(handler=run_sweep)
 
 
+def _twin_tables(args: argparse.Namespace) -> int:
+    tables = _int(args.twin_tables, "--twin-tables")
+    if tables < 2:
+        raise ValueError(f"--twin-tables: tables must be at least 2, got {tables}")
+    return tables
+
+
 def run_evaluate(args: argparse.Namespace) -> int:
     options = _run_options(args)
+    twin_tables = _twin_tables(args)  # checked before the protocol runs
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
-    result = evaluate(table, lam=_lam(args.lam), knn=_int(args.knn, "--knn"),
-                      lambda_grid=_floats(args.lambda_grid, "--lambda-grid"), **options)
+    rule_options = {"lam": _lam(args.lam), "knn": _int(args.knn, "--knn"),
+                    "lambda_grid": _floats(args.lambda_grid, "--lambda-grid")}
+    result = evaluate(table, **rule_options, **options)
     print(format_evaluation(result, source=args.scores, digits=_digits(args)))
+    if args.twin:
+        twin = twin_evaluate(table, alphas=options["alphas"], tables=twin_tables, seed=options["seed"],
+                             methods=options["methods"], **rule_options)
+        print()
+        print(format_twin_comparison(result, twin, digits=_digits(args)))
+        _write(twin.summary, args.twin_out)
     _write(result.summary, args.out)
     if args.per_rep_out:
         _write(result.per_rep_frame(), args.per_rep_out)

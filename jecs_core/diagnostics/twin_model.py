@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy.stats import norm
 
 from ..conformal import conformal_pvalues
@@ -43,6 +44,7 @@ PATTERNS: dict[str, str] = {
 # Largest shift fitted: beyond it nearly every non-member sits below all calibration scores.
 MAX_SHIFT = 8.0
 _EM_STEPS = 300
+_NO_COLUMNS = pd.DataFrame()
 
 
 @dataclass(frozen=True)
@@ -106,8 +108,10 @@ class TwinModel:
         members = self.memberships(rng, pattern)
         calibration = rng.standard_normal((self.m, self.K)) @ chol.T
         test = rng.standard_normal((self.n, self.K)) @ chol.T - self.shift * (1 - members)
+        # One shared empty frame for the carried columns: building two per twin costs more than the twin.
         return ScoreTable(self.models, calibration, test, np.arange(self.m).astype(str),
-                          np.arange(self.n).astype(str), members, source="twin")
+                          np.arange(self.n).astype(str), members, test_extra=_NO_COLUMNS,
+                          calibration_extra=_NO_COLUMNS, source="twin")
 
     def to_dict(self) -> dict:
         off = self.correlation[~np.eye(self.K, dtype=bool)]

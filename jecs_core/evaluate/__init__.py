@@ -16,7 +16,7 @@ from ._params import RuleOptions, methods_taking, rule_options
 from .accelerators import ACCELERATORS
 from .draws import DEFAULT_DRAW_FRACTION, DrawPlan, Draws, draw_plan, draw_subsamples
 from .montecarlo import DEFAULT_ALPHAS, DEFAULT_REPS, Evaluation, evaluate
-from .report import format_evaluation, format_sweep
+from .report import format_evaluation, format_sweep, format_twin_comparison
 from .summary import SE_DDOF, SE_SCOPE_NOTE, SUMMARY_COLUMNS
 from .sweeps import (
     DEFAULT_SWEEP_ALPHAS,
@@ -35,7 +35,8 @@ __all__ = [
     "ACCELERATORS", "DEFAULT_ALPHAS", "DEFAULT_DRAW_FRACTION", "DEFAULT_REPS", "SE_DDOF", "SE_SCOPE_NOTE",
     "SUMMARY_COLUMNS", "DEFAULT_SWEEP_ALPHAS", "DEFAULT_SWEEP_KNNS", "DEFAULT_SWEEP_LAMBDAS", "DEFAULT_SWEEP_RHOS",
     "DrawPlan", "Draws", "Evaluation", "RuleOptions",
-    "default_ks", "draw_plan", "draw_subsamples", "evaluate", "format_evaluation", "format_sweep", "methods_taking",
+    "default_ks", "draw_plan", "draw_subsamples", "evaluate", "format_evaluation", "format_sweep",
+    "format_twin_comparison", "methods_taking",
     "rule_options", "sweep_k", "sweep_knn", "sweep_lambda", "sweep_rho", "sweep_tables",
 ]
 

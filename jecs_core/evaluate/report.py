@@ -107,3 +107,33 @@ def format_sweep(frame: pd.DataFrame, *, digits: int = 3) -> str:
     reps = int(frame["reps"].iloc[0])
     lines.append(f"reps = {reps} per setting; SE = std / sqrt(reps) (ddof=1).")
     return "\n".join(line.rstrip() for line in lines)
+
+
+def format_twin_comparison(evaluation, twin, *, digits: int = 3) -> str:
+    """The protocol's GCP beside the twin (unconditional) GCR of each rule, per exposure pattern.
+
+    The last column compares the between-table standard deviation of GCP on the twins
+    (largest over patterns) with the protocol's standard error: how much wider the
+    spread over fresh tables is than the subsampling noise the protocol reports.
+    """
+    ev, rows = evaluation, twin.summary
+    width = max(len(REGISTRY[m].label) for m in ev.methods) + 2
+    cell = 2 * digits + 10
+    head = f"{'method':<{width}}{'alpha':>6}  {'protocol GCP':>{cell}}" + "".join(
+        f"{'twin ' + p:>{cell + 1}}" for p in twin.patterns) + "   table SD / protocol SE"
+    lines = [f"Twin estimate: mean GCP over {twin.tables} fresh tables matched to this audit, per exposure pattern "
+             f"(* = above alpha + 2 SE)", head]
+    for method in ev.methods:
+        for alpha in ev.alphas:
+            pro = ev.summary[(ev.summary["method"] == method) & (ev.summary["alpha"] == alpha)].iloc[0]
+            mine = rows[(rows["method"] == method) & np.isclose(rows["alpha"], alpha)]
+            if mine.empty:
+                continue
+            cells = "".join(f"{_cell(r['gcr'], r['gcr_se'], digits) .rstrip() + ('*' if r['over_2se'] else ' '):>{cell + 1}}"
+                            for _, r in mine.iterrows())
+            ratio = mine["gcp_sd"].max() / pro["gcp_se"] if pro["gcp_se"] > 0 else np.nan
+            ratio_text = "n/a" if not np.isfinite(ratio) else f"{ratio:.0f}x"
+            lines.append(f"{REGISTRY[method].label:<{width}}{alpha:>6g}  {_cell(pro['gcp'], pro['gcp_se'], digits):>{cell}}"
+                         f"{cells}   {ratio_text:>6}")
+    lines.append(f"twin run: {twin.seconds:.1f} s, seed {twin.seed}; " + twin.model.lines()[0])
+    return "\n".join(line.rstrip() for line in lines)

@@ -158,3 +158,23 @@ def test_cli_method_accepts_every_registered_rule(method, tmp_path, capsys):
     frame = pd.read_csv(out)
     assert list(frame["method"]) == [method] and frame["label"].iloc[0] == REGISTRY[method].label
     assert "subsampling noise on this one fixed table" in " ".join(capsys.readouterr().out.split())
+
+
+def test_cli_twin_prints_the_unconditional_estimate_beside_the_protocol(tmp_path, capsys):
+    out = tmp_path / "twin.csv"
+    argv = ["evaluate", SAMPLE, "--reps", "4", "--alphas", "0.1,0.2", "--methods", "jecs,jmcs", "--twin",
+            "--twin-tables", "3", "--twin-out", str(out)]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "Twin estimate" in printed and "table SD / protocol SE" in printed
+    frame = pd.read_csv(out)
+    assert len(frame) == 3 * 2 * 2 and set(frame["method"]) == {"jecs", "jmcs"}
+    assert set(frame["pattern"]) == {"one_model", "spread", "mixed"}
+    jecs_line = next(line for line in printed.splitlines() if line.startswith("JECS (paper)") and " 0.1 " in line)
+    assert jecs_line.count("\u00b1") == 4  # protocol + three patterns
+
+
+def test_cli_twin_tables_must_be_at_least_two(capsys):
+    assert main(["evaluate", SAMPLE, "--reps", "2", "--twin", "--twin-tables", "1"]) == 2
+    captured = capsys.readouterr()
+    assert "--twin-tables" in captured.err and captured.out == ""
