@@ -16,10 +16,11 @@ SUMMARY_COLUMNS = (
 SE_DDOF = 1
 # Said wherever a protocol SE is shown: it is conditional on the one table evaluated.
 SE_SCOPE_NOTE = (
-    "These standard errors cover only the subsampling noise on this one fixed table; the spread of GCP "
-    "between independent tables of an audit-like design is typically 10-25 times larger, so the protocol "
-    "mean is not the rule's unconditional GCR. The twin estimate (twin_evaluate / --twin) averages over "
-    "fresh synthetic tables matched to this audit."
+    "These standard errors cover only the subsampling noise on this one fixed table. A rule's GCP varies far "
+    "more between independent tables of the same design (10-25 times this SE on audit-like designs, more with "
+    "more repetitions), so the protocol mean is not the rule's unconditional GCR; the twin estimate "
+    "(twin_evaluate, jecs evaluate --twin) averages over fresh synthetic tables matched to this audit and "
+    "prints the ratio."
 )
 
 
