@@ -105,7 +105,8 @@ def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generat
     return out
 
 
-def table_pvalues(table, *, rng: np.random.Generator | None = None) -> np.ndarray:
+def table_pvalues(table, *, rng: np.random.Generator | None = None, covariates=None,
+                  shift_method: str = "auto") -> np.ndarray:
     """The (n, K) conformal p-value matrix of a :class:`~jecs_core.ScoreTable`.
 
     The one path from a score table to p-values: ``compare_methods``, the CLI, the
@@ -118,5 +119,17 @@ def table_pvalues(table, *, rng: np.random.Generator | None = None) -> np.ndarra
         Test scores ``table.test`` (n, K) and calibration scores ``table.calibration`` (m, K).
     rng : numpy.random.Generator, optional
         Randomized tie-breaking (see :func:`conformal_pvalues`).
+    covariates : "all" or sequence of str, optional
+        Covariates (``x_<name>`` columns, named with or without ``x_``) for p-values that
+        account for a calibration shift; ``None`` (default) gives the plain p-values.
+    shift_method : {"auto", "weighted", "residual", "none"}
+        How covariates are used (see :func:`jecs_core.shift.shift_pvalues` and
+        docs/CALIBRATION-SHIFT.md); only read when ``covariates`` is given.
     """
-    return conformal_pvalues(table.test, table.calibration, rng=rng)
+    if shift_method not in ("auto", "weighted", "residual", "none"):
+        raise ValueError(f"shift_method must be 'auto', 'weighted', 'residual' or 'none', got {shift_method!r}")
+    if covariates is None or shift_method == "none":
+        return conformal_pvalues(table.test, table.calibration, rng=rng)
+    from .shift.table import table_shift_pvalues  # scikit-learn is only needed here
+
+    return table_shift_pvalues(table, covariates=covariates, method=shift_method, rng=rng).pvalues

@@ -31,6 +31,19 @@ def as_covariates(values, name: str, *, rows: int | None = None) -> np.ndarray:
     return arr
 
 
+def as_scores(values, name: str) -> np.ndarray:
+    """Return ``values`` as a finite (rows, K) float array; 1-D is one model."""
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 1-D or 2-D array, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        row, col = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(f"{name} must be finite; found {arr[row, col]!r} at row {row}, column {col}")
+    return arr
+
+
 def pair(test_X, cal_X) -> tuple[np.ndarray, np.ndarray]:
     """Validated (n, d) test and (m, d) calibration covariates with the same columns."""
     test = as_covariates(test_X, "test_X")

@@ -92,9 +92,10 @@ class ShiftCheck:
         verdict = "SHIFT: calibration and test items differ" if self.shifted else "no shift detected"
         head = (f"shift check: AUC = {self.auc:.3f} (0.5 = chance), permutation p = {self.pvalue:.3g} "
                 f"({self.n_permutations} permutations, {self.n_folds}-fold cross-fit) -> {verdict} at level {self.level:g}")
-        per = "   ".join(f"{name}: AUC {a:.2f}, importance {imp:+.3f}"
-                         for name, a, imp in zip(self.features, self.feature_auc, self.importance))
-        out = [head, "  covariates: " + per]
+        width = max(len("covariate"), *(len(name) for name in self.features))
+        out = [head, f"  {'covariate':<{width}}  AUC alone  importance"]
+        out += [f"  {name:<{width}}  {a:9.3f}  {imp:+10.3f}"
+                for name, a, imp in zip(self.features, self.feature_auc, self.importance)]
         if self.shifted and self.drivers():
             out.append("  driven by: " + ", ".join(self.drivers()))
         return out

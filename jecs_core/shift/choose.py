@@ -28,9 +28,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import check_alpha
-from ..conformal import conformal_pvalues
 from .residual import ResidualFit, residual_pvalues
-from .weighted import DensityRatio, estimate_density_ratio, weighted_pvalues
+from .weighted import DensityRatio, estimate_density_ratio, plain_pvalues, weighted_pvalues
 
 SHIFT_METHODS = ("auto", "weighted", "residual", "none")
 DEFAULT_MIN_ESS_FRACTION = 0.5
@@ -141,9 +140,9 @@ def shift_pvalues(test_scores, cal_scores, test_X=None, cal_X=None, *, method: s
     if test_X is None:
         if method in ("weighted", "residual"):
             raise ValueError(f"method {method!r} needs covariates (test_X, cal_X)")
-        return ShiftPValues(conformal_pvalues(test_scores, cal_scores, rng=rng), "none", method, "no covariates given")
+        return ShiftPValues(plain_pvalues(test_scores, cal_scores, rng=rng), "none", method, "no covariates given")
     if method == "none":
-        return ShiftPValues(conformal_pvalues(test_scores, cal_scores, rng=rng), "none", method, "asked for plain p-values")
+        return ShiftPValues(plain_pvalues(test_scores, cal_scores, rng=rng), "none", method, "asked for plain p-values")
     if method == "residual":
         fit = residual_pvalues(test_scores, cal_scores, test_X, cal_X, scale=scale, rng=rng)
         return ShiftPValues(fit.pvalues, "residual", method, "asked for the residual method", residual=fit)

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..conformal import _as_score_matrix, conformal_pvalues
-from ._features import pair
+from ._features import as_scores, pair
+from .weighted import plain_pvalues
 
 # Added to |residual| before the log in the scale fit so an exact zero stays finite.
 _TINY = 1e-12
@@ -92,8 +92,8 @@ def residual_pvalues(test_scores, cal_scores, test_X, cal_X, *, scale: bool = Tr
     -------
     ResidualFit
     """
-    test = _as_score_matrix(test_scores, "test_scores")
-    cal = _as_score_matrix(cal_scores, "cal_scores")
+    test = as_scores(test_scores, "test_scores")
+    cal = as_scores(cal_scores, "cal_scores")
     if test.shape[1] != cal.shape[1]:
         raise ValueError(f"test_scores has {test.shape[1]} model column(s) but cal_scores has {cal.shape[1]}")
     tX, cX = pair(test_X, cal_X)
@@ -113,6 +113,6 @@ def residual_pvalues(test_scores, cal_scores, test_X, cal_X, *, scale: bool = Tr
     variance = cal.var(axis=0)
     resid_var = (cal - D_cal @ coef).var(axis=0)
     r2 = np.where(variance > 0, 1.0 - resid_var / np.where(variance > 0, variance, 1.0), 0.0)
-    return ResidualFit(pvalues=conformal_pvalues(test_res, cal_res, rng=rng), location=coef.T,
+    return ResidualFit(pvalues=plain_pvalues(test_res, cal_res, rng=rng), location=coef.T,
                        log_scale=None if log_scale is None else log_scale.T, r2=r2,
                        max_leverage=float(h_test.max()) if len(h_test) else 0.0)

@@ -19,9 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..conformal import _as_score_matrix
 from ._crossfit import check_rng, make_folds, oof_probabilities
-from ._features import Design, pair
+from ._features import Design, as_scores, pair
 
 
 @dataclass(frozen=True)
@@ -120,8 +119,8 @@ def weighted_pvalues(test_scores, cal_scores, *, test_weights, cal_weights,
         Randomised ties: ``(W_< + U (w_i + W_=)) / (W + w_i)`` with ``U ~ Unif(0, 1)``,
         as in :func:`jecs_core.conformal_pvalues`.
     """
-    test = _as_score_matrix(test_scores, "test_scores")
-    cal = _as_score_matrix(cal_scores, "cal_scores")
+    test = as_scores(test_scores, "test_scores")
+    cal = as_scores(cal_scores, "cal_scores")
     if test.shape[1] != cal.shape[1]:
         raise ValueError(f"test_scores has {test.shape[1]} model column(s) but cal_scores has {cal.shape[1]}")
     if cal.shape[0] == 0:
@@ -148,3 +147,13 @@ def weighted_pvalues(test_scores, cal_scores, *, test_weights, cal_weights,
             below = cum[np.searchsorted(ref, test[:, k], side="left")]
             out[:, k] = (below + uniforms[:, k] * (tw + (at_most - below))) / total
     return out
+
+
+def plain_pvalues(test_scores, cal_scores, *, rng: np.random.Generator | None = None) -> np.ndarray:
+    """Unweighted conformal p-values: :func:`weighted_pvalues` with unit weights.
+
+    Bit for bit :func:`jecs_core.conformal_pvalues` (a test holds this); kept here so
+    that this package does not import the module whose ``table_pvalues`` calls it.
+    """
+    test, cal = as_scores(test_scores, "test_scores"), as_scores(cal_scores, "cal_scores")
+    return weighted_pvalues(test, cal, test_weights=np.ones(len(test)), cal_weights=np.ones(len(cal)), rng=rng)

@@ -10,6 +10,7 @@ from hypothesis.extra.numpy import arrays
 
 from jecs_core import conformal_pvalues
 from jecs_core.shift import effective_sample_size, estimate_density_ratio, weighted_pvalues
+from jecs_core.shift.weighted import plain_pvalues
 
 
 def brute_force(test, cal, tw, cw, uniforms=None):
@@ -63,6 +64,9 @@ def test_equal_weights_give_plain_pvalues_exactly(problem, weight, seed):
     same = dict(test_weights=np.full(n, weight), cal_weights=np.full(m, weight))
     assert np.array_equal(weighted_pvalues(test, cal, **same), conformal_pvalues(test, cal))
     assert np.array_equal(weighted_pvalues(test, cal, **same, rng=np.random.default_rng(seed)),
+                          conformal_pvalues(test, cal, rng=np.random.default_rng(seed)))
+    assert np.array_equal(plain_pvalues(test, cal), conformal_pvalues(test, cal))
+    assert np.array_equal(plain_pvalues(test, cal, rng=np.random.default_rng(seed)),
                           conformal_pvalues(test, cal, rng=np.random.default_rng(seed)))
 
 
