@@ -1,26 +1,42 @@
 """JECS dashboard: the frame.  Run with ``streamlit run app.py``.
 
-Sets the page config and session defaults (the bundled paper sample is active from
-the first second), shows the active data set in the sidebar, and routes to the pages.
+Sets the page config and session defaults (the shipped real audit, Wikipedia x 8
+fine-tuned SmolLM2 models, is active from the first second; the paper's synthetic K = 4
+sample when the real audit's files are absent), routes to the pages, then shows the
+active data set in the sidebar and writes it into the URL. The sidebar is drawn after the
+page so an upload or scoring run is named there in the same rerun.
 To add a page, add an ``st.Page`` to ``PAGES`` (see views/README.md).
 """
+
+from pathlib import Path
 
 import streamlit as st
 
 from dashboard import state, ui
 
+HERE = Path(__file__).resolve().parent
+SELECT = "views/select_page.py"
+
 st.set_page_config(
     page_title="JECS · joint benchmark decontamination",
-    page_icon=":material/filter_alt:",
+    # A local file: a Material icon here would make the browser fetch the favicon from a font host.
+    page_icon=str(HERE / "dashboard" / "assets" / "favicon.png"),
     layout="wide",
     initial_sidebar_state="expanded",
 )
 
+
+def _home() -> None:
+    # The default page is served at "/" only, so a link to "/select" would not find it; "/" forwards here.
+    st.switch_page(SELECT, query_params=st.query_params.to_dict())
+
+
 PAGES = {
+    "": [st.Page(_home, title="Home", url_path="home", default=True, visibility="hidden")],
     "Audit": [
         st.Page("views/data_page.py", title="Data", icon=":material/dataset:", url_path="data"),
         st.Page("views/score_page.py", title="Score", icon=":material/calculate:", url_path="score"),
-        st.Page("views/select_page.py", title="Select", icon=":material/filter_alt:", url_path="select", default=True),
+        st.Page(SELECT, title="Select", icon=":material/filter_alt:", url_path="select"),
         st.Page("views/evaluate_page.py", title="Evaluate", icon=":material/monitoring:", url_path="evaluate"),
     ],
     "Learn": [
@@ -33,5 +49,11 @@ ui.inject_css()
 navigation = st.navigation(PAGES)
 st.sidebar.markdown("### :material/filter_alt: JECS")
 st.sidebar.caption("One shared benchmark subset whose global contamination rate stays below α across K models.")
-ui.sidebar_dataset()
-navigation.run()
+sidebar_slot = st.sidebar.container()
+try:
+    navigation.run()
+finally:
+    # Also after st.stop() in a page; the page may have changed the active data set.
+    with sidebar_slot:
+        ui.sidebar_dataset()
+    state.sync_url()

@@ -11,8 +11,8 @@ Loaders must be deterministic: the dashboard caches their tables by key.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd

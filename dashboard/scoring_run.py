@@ -1,19 +1,31 @@
 """Glue between the Score page and the optional ``scoring`` package (no torch import here).
 
-The page lets a user name local model directories and a texts table; these
-helpers parse that input with clear errors and turn the scoring output into the
-active score table.
+The page lets a user name local model directories and a texts table; these helpers
+check that input against the operator's allowed directories (:mod:`dashboard.settings`),
+parse uploads in memory, run the scoring in a worker thread so the page can show live
+progress, and turn the output into the active score table under a content-hash key.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from jecs_core import ScoreTable, table_from_frame
+from jecs_core.io import read_table_bytes
+
+from .settings import OperatorSettings, resolve_path
+
+EXAMPLE_TEXTS = Path(__file__).resolve().parents[1] / "sample_data" / "texts_example.csv"
+TEXT_SUFFIXES = (".csv", ".parquet", ".pq")
 
 
 def scoring_available() -> str | None:
@@ -47,20 +59,90 @@ def parse_model_lines(text: str) -> dict[str, str]:
     return models
 
 
-def read_uploaded_texts(name: str, data: bytes):
-    """Validate an uploaded texts table (CSV or Parquet, never unpickled) via ``scoring.read_texts``."""
+def resolve_models(models: dict[str, str], settings: OperatorSettings) -> dict[str, Path]:
+    """Every model path checked against the allowed directories (same message for missing and forbidden)."""
+    return {name: resolve_path(path, settings, what=f"model {name!r}") for name, path in models.items()}
+
+
+def read_uploaded_texts(name: str, data: bytes) -> pd.DataFrame:
+    """Validate an uploaded texts table (CSV or Parquet, parsed in memory, never unpickled)."""
+    from scoring import validate_texts
+
+    if Path(name).suffix.lower() not in TEXT_SUFFIXES:
+        raise ValueError(f"{name}: expected a .csv or .parquet texts table")
+    return validate_texts(read_table_bytes(data, name), source=name)
+
+
+def read_texts_path(text: str, settings: OperatorSettings) -> pd.DataFrame:
+    """A texts table named by a server path inside the allowed directories."""
     from scoring import read_texts
 
-    suffix = Path(name).suffix.lower()
-    if suffix not in (".csv", ".parquet", ".pq"):
-        raise ValueError(f"{name}: expected a .csv or .parquet texts table")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"texts{suffix}"
-        path.write_bytes(data)
+    return read_texts(resolve_path(text, settings, what="texts"))
+
+
+def session_cache_dir(settings: OperatorSettings, holder: dict) -> Path:
+    """The configured shared scoring cache, else this session's private temporary directory.
+
+    ``holder`` (the session state) keeps the ``TemporaryDirectory``; it is deleted when the
+    session ends and the object is collected, so nothing lands in the working directory.
+    """
+    if settings.scoring_cache_dir is not None:
+        return settings.scoring_cache_dir
+    if "score.tmpdir" not in holder:
+        holder["score.tmpdir"] = tempfile.TemporaryDirectory(prefix="jecs-score-")
+    return Path(holder["score.tmpdir"].name)
+
+
+def content_key(wide: pd.DataFrame, *parts) -> str:
+    """``scored:<sha256>`` of the scored table's values and the score settings: never of a path or names."""
+    digest = hashlib.sha256(pd.util.hash_pandas_object(wide, index=False).to_numpy().tobytes())
+    digest.update(repr(list(wide.columns)).encode())
+    digest.update(repr(parts).encode())
+    return f"scored:{digest.hexdigest()}"
+
+
+@dataclass
+class Progress:
+    """What the worker thread last reported, read by the page's polling loop."""
+
+    done: int = 0
+    total: int = 0
+    message: str = "Loading the first model…"
+    started: float = field(default_factory=time.monotonic)
+    changed: float = field(default_factory=time.monotonic)
+
+    def __call__(self, done: int, total: int, message: str) -> None:
+        self.done, self.total, self.message, self.changed = done, total, message, time.monotonic()
+
+    def text(self) -> str:
+        """The bar's caption: the last message and how long the current step has run."""
+        quiet = time.monotonic() - self.changed
+        step = f" · working for {quiet:.0f} s (loading a model takes a while)" if quiet >= 2 else ""
+        return f"{self.message}{step} · {time.monotonic() - self.started:.0f} s in all"
+
+
+def run_in_worker(task, progress: Progress, on_poll, *, interval: float = 0.5):
+    """Run ``task()`` in a thread; call ``on_poll(progress)`` every ``interval`` s until it ends.
+
+    The page's script thread stays free to redraw the bar, so a model load of a minute
+    shows a ticking clock instead of a frozen bar. Re-raises the task's exception.
+    """
+    outcome: dict = {}
+
+    def target() -> None:
         try:
-            return read_texts(path)
-        except ValueError as exc:
-            raise ValueError(str(exc).replace(str(path), name)) from None
+            outcome["value"] = task()
+        except BaseException as exc:  # handed to the page thread, which raises it
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=target, name="jecs-scoring", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        on_poll(progress)
+        worker.join(interval)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def scored_table(wide, *, source: str) -> tuple[ScoreTable, list[str]]:

@@ -3,22 +3,28 @@
 The active data set lives in four keys:
 
 * ``ACTIVE_TABLE`` - the :class:`jecs_core.ScoreTable` every page reads;
-* ``ACTIVE_KEY`` - a short string identifying it (caches are keyed on it);
+* ``ACTIVE_KEY`` - a short string identifying it by content (process-wide caches are keyed on
+  it, so two sessions share a cache entry only when their tables are the same);
 * ``ACTIVE_NAME`` - its display name;
-* ``ACTIVE_ORIGIN`` - ``"sample"`` or ``"upload"``.
+* ``ACTIVE_ORIGIN`` - ``"sample"``, ``"upload"`` or ``"scoring"``.
 
-Selection settings are widget keys kept alive across page switches by :func:`init_session`.
+The URL carries the data set (``sample`` and ``score`` for a bundled sample, ``data`` for an
+upload or a scoring result) so F5 or a shared link reopens it; the Select page adds its
+own keys (``alpha``, ``lam``, ``knn``, ``method``, ``fig``, ``alpha2``).
 ``UPLOAD_PAYLOAD`` is a hook: a ``(file_name, bytes)`` pair placed there is loaded by the
 Data page exactly as an uploaded file would be (tests use it; so can an embedding app).
 """
 
 from __future__ import annotations
 
+import secrets
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import streamlit as st
 
-from jecs_core import ScoreTable, ScoreTableError
+from jecs_core import ScoreTable
 
 from . import compute, samples, upload
 
@@ -26,6 +32,8 @@ ACTIVE_TABLE = "jecs.table"
 ACTIVE_KEY = "jecs.data_key"
 ACTIVE_NAME = "jecs.data_name"
 ACTIVE_ORIGIN = "jecs.data_origin"
+ACTIVE_TOKEN = "jecs.data_token"
+NOTICE = "jecs.notice"
 
 SAMPLE_CHOICE = "jecs.sample"
 SAMPLE_SCORE = "jecs.sample_score"
@@ -40,11 +48,15 @@ UPLOAD_SIGNATURE = "jecs.upload_signature"
 UPLOAD_PAYLOAD = "jecs.upload_payload"
 UPLOAD_MESSAGE = "jecs.upload_message"
 
+# URL query keys owned by the frame.
+URL_SAMPLE, URL_SCORE, URL_DATA = "sample", "score", "data"
+
 AUTO, MANUAL = "Auto", "Manual"
 
 # Widget values that must survive a page switch, with their first values.
 PERSISTENT_DEFAULTS = {
     SAMPLE_CHOICE: samples.DEFAULT_SAMPLE,
+    SAMPLE_SCORE: None,
     ALPHA: 0.10,
     LAM_MODE: AUTO,
     LAM: 0.70,
@@ -63,27 +75,87 @@ class ActiveData:
     origin: str
 
 
+@dataclass(frozen=True)
+class Held:
+    """An upload or scoring result held by the server under an unguessable URL token."""
+
+    table: ScoreTable
+    key: str
+    name: str
+    origin: str
+
+
+# Process-wide, so F5 (a new session) finds the data again through ``?data=<token>``. A token is
+# 128 random bits: a session reaches a held table only through a link that names it.
+HELD_CAPACITY = 4
+_HELD: OrderedDict[str, Held] = OrderedDict()
+_HELD_LOCK = threading.Lock()
+
+
+def hold(item: Held) -> str:
+    """Keep ``item`` (the last ``HELD_CAPACITY`` are kept) and return its token."""
+    token = secrets.token_urlsafe(16)
+    with _HELD_LOCK:
+        _HELD[token] = item
+        while len(_HELD) > HELD_CAPACITY:
+            _HELD.popitem(last=False)
+    return token
+
+
+def held(token: str) -> Held | None:
+    with _HELD_LOCK:
+        item = _HELD.get(token)
+        if item is not None:
+            _HELD.move_to_end(token)
+        return item
+
+
+@dataclass(frozen=True)
+class UploadOutcome:
+    """What the Data page shows after an upload: ``ok`` and the lines of the message."""
+
+    ok: bool
+    lines: tuple[str, ...]
+
+
 def init_session() -> None:
     """Set defaults once, keep widget values across pages, and load the first data set.
 
-    On a new session the sample named by the ``?sample=<key>`` query parameter
-    (if registered) or the default sample becomes active.
+    On a new session the data set named by the URL becomes active: ``?data=<token>`` (an
+    upload or scoring result still held by this server), else ``?sample=<key>[&score=<name>]``,
+    else the default sample.
     """
     for key, default in PERSISTENT_DEFAULTS.items():
         # Re-assigning a widget key keeps its value when its page is not shown.
         st.session_state[key] = st.session_state.get(key, default)
-    if ACTIVE_TABLE not in st.session_state:
-        requested = st.query_params.get("sample")
-        key = requested if requested in samples.SAMPLES else samples.DEFAULT_SAMPLE
-        st.session_state[SAMPLE_CHOICE] = key
-        activate_sample(key)
+    if ACTIVE_TABLE in st.session_state:
+        return
+    token = st.query_params.get(URL_DATA)
+    if token:
+        item = held(token)
+        if item is not None:
+            activate(item.table, item.key, item.name, item.origin, token=token)
+            return
+        st.session_state[NOTICE] = ("The data set in the link is no longer held by this server (it keeps the last "
+                                    f"{HELD_CAPACITY} uploads); the default sample is shown instead.")
+    requested = st.query_params.get(URL_SAMPLE)
+    key = requested if requested in samples.SAMPLES else samples.DEFAULT_SAMPLE
+    score = st.query_params.get(URL_SCORE)
+    score = score if score in samples.get(key).scores else None
+    st.session_state[SAMPLE_CHOICE] = key
+    st.session_state[SAMPLE_SCORE] = score or (samples.get(key).scores or (None,))[0]
+    activate_sample(key, score)
 
 
-def activate(table: ScoreTable, key: str, name: str, origin: str) -> None:
+def activate(table: ScoreTable, key: str, name: str, origin: str, *, token: str | None = None) -> None:
+    """Make ``table`` active; uploads and scoring results are also held under a URL token (F5 keeps them)."""
+    if origin != "sample" and token is None:
+        token = hold(Held(table, key, name, origin))
     st.session_state[ACTIVE_TABLE] = table
     st.session_state[ACTIVE_KEY] = key
     st.session_state[ACTIVE_NAME] = name
     st.session_state[ACTIVE_ORIGIN] = origin
+    st.session_state[ACTIVE_TOKEN] = token
 
 
 def activate_sample(key: str, score: str | None = None) -> None:
@@ -98,6 +170,26 @@ def activate_sample(key: str, score: str | None = None) -> None:
 def active() -> ActiveData:
     s = st.session_state
     return ActiveData(s[ACTIVE_TABLE], s[ACTIVE_KEY], s[ACTIVE_NAME], s[ACTIVE_ORIGIN])
+
+
+def url_for_active() -> dict[str, str]:
+    """The frame's query parameters for the active data set."""
+    s = st.session_state
+    if s.get(ACTIVE_ORIGIN) != "sample":
+        return {URL_DATA: s[ACTIVE_TOKEN]} if s.get(ACTIVE_TOKEN) else {}
+    parts = s[ACTIVE_KEY].split(":")
+    return {URL_SAMPLE: parts[1], **({URL_SCORE: parts[2]} if len(parts) > 2 else {})}
+
+
+def sync_url() -> None:
+    """Write the active data set into the address bar (only the keys that changed)."""
+    wanted = url_for_active()
+    for name in (URL_SAMPLE, URL_SCORE, URL_DATA):
+        if name not in wanted and name in st.query_params:
+            del st.query_params[name]
+    changed = {k: v for k, v in wanted.items() if st.query_params.get(k) != v}
+    if changed:
+        st.query_params.update(changed)
 
 
 def lambda_setting():
@@ -117,26 +209,28 @@ def upload_limit_mb() -> float:
         return float(upload.DEFAULT_MAX_UPLOAD_MB)
 
 
-def load_upload(name: str, data: bytes, file_token: str) -> tuple[bool, str]:
+def load_upload(name: str, data: bytes, file_token: str, progress=None) -> UploadOutcome:
     """Parse an uploaded file once per (file, load options) and make it active when valid.
 
-    ``file_token`` identifies the file (Streamlit's file id, or a hash for the hook).
-    Returns ``(ok, message)``: the readable error of an invalid file, or a confirmation.
-    The active data set is left unchanged when the file is invalid.
+    ``file_token`` identifies the file (Streamlit's file id, or a hash for the hook);
+    ``progress(step)`` is told each stage. The active data set is left unchanged when the
+    file is invalid; the outcome lists every problem the data contract found.
     """
     layout, lower = st.session_state[UPLOAD_LAYOUT], bool(st.session_state[UPLOAD_LOWER])
     signature = (file_token, layout, lower)
     if st.session_state.get(UPLOAD_SIGNATURE) == signature:
         return st.session_state[UPLOAD_MESSAGE]
     try:
-        table = upload.parse_upload(name, data, layout=layout, lower_is_member=lower, max_mb=upload_limit_mb())
-    except ScoreTableError as exc:
-        outcome = (False, str(exc))
+        table = upload.parse_upload(name, data, layout=layout, lower_is_member=lower, max_mb=upload_limit_mb(),
+                                    progress=progress)
+    except ValueError as exc:  # ScoreTableError and the contract's other refusals
+        outcome = UploadOutcome(False, tuple(upload.problems(name, data, exc)))
     except Exception as exc:  # never show a traceback for a user's file
-        outcome = (False, f"{name}: could not be loaded ({exc.__class__.__name__}: {exc})")
+        outcome = UploadOutcome(False, (f"{name}: could not be loaded ({exc.__class__.__name__}: {exc})",))
     else:
         activate(table, upload.upload_key(table, layout), name, "upload")
-        outcome = (True, f"Loaded {name}: {table.n:,} test items, {table.m:,} calibration items, {table.K} models.")
+        outcome = UploadOutcome(True, (f"Loaded {name}: {table.n:,} test items, {table.m:,} calibration items, "
+                                       f"{table.K} models.",))
     st.session_state[UPLOAD_SIGNATURE] = signature
     st.session_state[UPLOAD_MESSAGE] = outcome
     return outcome

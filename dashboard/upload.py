@@ -1,39 +1,26 @@
 """Uploaded bytes -> a validated :class:`jecs_core.ScoreTable` (CSV or Parquet only, never pickle).
 
-The Data page's file uploader and the tests both go through :func:`parse_upload`,
-so the validation a user sees is the one the tests check.
+The Data page's file uploader and the tests both go through :func:`parse_upload`, so the
+validation a user sees is the one the tests check. Bytes are parsed in memory by
+:func:`jecs_core.io.read_table_bytes` (the one reader of the project); nothing is written
+to disk. :func:`problems` turns a refusal into the list of messages the page shows, with
+the hints a spreadsheet user needs (the delimiter; line numbers where the message lacks them).
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
+from collections.abc import Callable
 from pathlib import PurePath
 
-import pandas as pd
-
 from jecs_core import ScoreTable, ScoreTableError, table_from_frame
+from jecs_core.io import read_table_bytes
 
 # Used when Streamlit's ``server.maxUploadSize`` (in MB, see .streamlit/config.toml) is not available.
 DEFAULT_MAX_UPLOAD_MB = 200
 UPLOAD_TYPES = ("csv", "parquet")
-_PARQUET_SUFFIXES = (".parquet", ".pq")
-
-
-def _read_frame(name: str, data: bytes) -> pd.DataFrame:
-    suffix = PurePath(name).suffix.lower()
-    buffer = io.BytesIO(data)
-    try:
-        if suffix in _PARQUET_SUFFIXES:
-            return pd.read_parquet(buffer)  # Arrow columns only; nothing is unpickled
-        if suffix == ".csv":
-            return pd.read_csv(buffer, dtype={"item_id": str}, keep_default_na=True)
-    except pd.errors.EmptyDataError:
-        raise ScoreTableError(f"{name}: the file is empty") from None
-    except Exception as exc:  # parsers raise many types for malformed input
-        kind = "Parquet" if suffix in _PARQUET_SUFFIXES else "CSV"
-        raise ScoreTableError(f"{name}: could not be read as {kind} ({exc.__class__.__name__}: {exc})") from None
-    raise ScoreTableError(f"{name}: unsupported file type '{suffix or '(none)'}'; upload a .csv or .parquet file")
+LINE_HINT = ("Rows are counted as data rows, the header not included: data row r is on line r + 1 "
+             "of the file (spreadsheet row r + 1).")
 
 
 def parse_upload(
@@ -43,6 +30,7 @@ def parse_upload(
     layout: str = "auto",
     lower_is_member: bool = False,
     max_mb: float = DEFAULT_MAX_UPLOAD_MB,
+    progress: Callable[[str], None] | None = None,
 ) -> ScoreTable:
     """Validate an uploaded score table.
 
@@ -58,6 +46,8 @@ def parse_upload(
         Scores run the other way (smaller = more member-like); they are negated on load.
     max_mb : float
         Size limit in megabytes.
+    progress : callable, optional
+        ``progress(step)`` with a short description of each stage (reading, validating).
 
     Raises
     ------
@@ -70,14 +60,42 @@ def parse_upload(
             f"{name}: the file is {size_mb:,.1f} MB, above the dashboard's limit of {max_mb:g} MB "
             "(server.maxUploadSize in .streamlit/config.toml); use the command line (`jecs select`) for larger tables"
         )
-    frame = _read_frame(name, data)
+    report = progress or (lambda step: None)
+    report(f"Reading {name} ({size_mb:,.1f} MB)…")
+    frame = read_table_bytes(data, name)
+    report(f"Checking {len(frame):,} rows against the data contract…")
     return table_from_frame(
         frame,
         source=name,
         layout=layout,
         lower_is_member=lower_is_member,
         source_sha256=hashlib.sha256(data).hexdigest(),
+        from_file=True,  # messages name the spreadsheet row next to the data row
     )
+
+
+def _looks_semicolon_separated(name: str, data: bytes) -> bool:
+    if PurePath(name).suffix.lower() not in (".csv", ".txt", ""):
+        return False
+    first = data[:4096].split(b"\n", 1)[0]
+    return first.count(b";") > 0 and first.count(b";") > first.count(b",")
+
+
+def problems(name: str, data: bytes, error: Exception) -> list[str]:
+    """Every problem of a refused file, as lines of plain text (most important first).
+
+    Uses the error's ``problems`` list when the data contract provides one (all problems at
+    once), else its message; adds a delimiter hint for semicolon-separated files and the
+    line-number convention when rows are named.
+    """
+    listed = getattr(error, "problems", None)
+    lines = [str(p) for p in listed] if listed else [str(error)]
+    if _looks_semicolon_separated(name, data):
+        lines.insert(0, f"{name} looks semicolon-separated (';' in its header line). Save it as comma-separated "
+                        "CSV (in a spreadsheet: 'CSV, comma delimited'), then upload it again.")
+    if any(" row" in line for line in lines) and not any("spreadsheet row" in line for line in lines):
+        lines.append(LINE_HINT)
+    return lines
 
 
 def upload_key(table: ScoreTable, layout: str) -> str:

@@ -1,26 +1,30 @@
-"""Data page: choose a bundled sample or upload a score table, then inspect it."""
+"""Data page: choose a bundled sample or upload a score table, then inspect it.
+
+User-supplied strings (file, column, model names) are drawn with ``st.text`` or as table
+cells, never as Markdown. The upload column is processed before the sample column is
+drawn, so both show the data set that is active after this rerun.
+"""
 
 import hashlib
+from pathlib import PurePath
 
 import streamlit as st
 
-from dashboard import samples, state
-from dashboard.figures import plot_score_distributions
+from dashboard import data_views, samples, state
+from dashboard.plain import escape
 from dashboard.upload import UPLOAD_TYPES
-from scoring import SCORE_LABELS  # names only: importing scoring loads no torch
 
 FORMAT_HELP = """
 **Wide layout** (one row per item): `item_id` (unique), `split` (`calibration` or `test`),
-one `score_<model>` column per model, optional `member_<model>` (0/1) labels and `text`;
-other columns are carried to the export.
+one `score_<model>` column per model, optional `member_<model>` (0/1) labels, `text` and
+numeric covariates `x_<name>`; other columns are carried to the export.
 
 **Long layout** (one row per item and model): `item_id, split, model, score[, member]`.
 
 Calibration items are known members of every model. Scores must be numbers where larger
-means more member-like; tick *Lower scores = member* for perplexity or loss.
+means more member-like; tick *Lower scores = member* for perplexity or loss. Save
+spreadsheets as comma-separated CSV.
 """
-
-
 
 
 def _chosen_score() -> str | None:
@@ -39,34 +43,7 @@ def _sample_key() -> str:
     return f"sample:{key}" if score is None or score == sample.scores[0] else f"sample:{key}:{score}"
 
 
-st.title("Data")
-st.caption("Choose the score table to audit. Every page works on the active data set shown in the sidebar.")
-
-pick, drop = st.columns(2, gap="large")
-with pick.container(border=True):
-    st.subheader(":material/inventory_2: Bundled samples")
-    st.selectbox(
-        "Sample",
-        options=list(samples.SAMPLES),
-        format_func=lambda key: samples.get(key).name,
-        key=state.SAMPLE_CHOICE,
-        on_change=_use_sample,
-        help="Ready-made score tables; choosing one makes it the active data set.",
-    )
-    chosen = samples.get(st.session_state[state.SAMPLE_CHOICE])
-    st.caption(chosen.description)
-    if chosen.scores:
-        if st.session_state.get(state.SAMPLE_SCORE) not in chosen.scores:
-            st.session_state[state.SAMPLE_SCORE] = chosen.scores[0]
-        st.selectbox(
-            "Detection score", options=list(chosen.scores), format_func=lambda s: SCORE_LABELS.get(s, s).split(" (")[0],
-            key=state.SAMPLE_SCORE, on_change=_use_sample,
-            help="This sample carries all four detection scores of every model; pick the one JECS selects on.",
-        )
-    if state.active().key != _sample_key():
-        st.button("Use this sample", on_click=_use_sample, type="primary", icon=":material/check:")
-
-with drop.container(border=True):
+def _upload_column() -> None:
     st.subheader(":material/upload_file: Upload a score table")
     options = st.columns(2)
     options[0].radio(
@@ -80,55 +57,95 @@ with drop.container(border=True):
     limit = state.upload_limit_mb()
     uploaded = st.file_uploader(
         "CSV or Parquet file", type=list(UPLOAD_TYPES), key="jecs.uploader",
-        help=f"At most {limit:g} MB (server.maxUploadSize). Files are parsed as CSV or Parquet only.",
+        help=f"At most {limit:g} MB (server.maxUploadSize). Files are parsed in memory as CSV or Parquet only.",
     )
     payload = st.session_state.pop(state.UPLOAD_PAYLOAD, None)  # hook: (file name, bytes)
-    outcome = None
     if uploaded is not None:
-        outcome = state.load_upload(uploaded.name, uploaded.getvalue(), uploaded.file_id)
+        name, data, token = uploaded.name, uploaded.getvalue(), uploaded.file_id
     elif payload is not None:
         name, data = payload
-        outcome = state.load_upload(name, data, hashlib.sha256(data).hexdigest())
-    if outcome is not None:
-        ok, message = outcome
-        if ok:
-            st.success(message, icon=":material/check_circle:")
+        token = hashlib.sha256(data).hexdigest()
+    else:
+        name = None
+    if name is not None:
+        with st.status("Loading the upload…", expanded=False) as status:
+            outcome = state.load_upload(name, data, token, progress=lambda step: status.update(label=step))
+            status.update(label="Upload loaded" if outcome.ok else "Upload refused",
+                          state="complete" if outcome.ok else "error")
+        if outcome.ok:
+            st.success(escape(outcome.lines[0]), icon=":material/check_circle:")
         else:
-            st.error(message, icon=":material/error:")
-            st.caption(f"The active data set is unchanged: {state.active().name}.")
+            with st.container(border=True, key="upload-problems"):
+                st.error(f"The file was not loaded ({len(outcome.lines)} message(s)):", icon=":material/error:")
+                for line in outcome.lines:
+                    st.text("• " + line)
+            st.caption("The active data set is unchanged.")
     with st.expander("Expected format"):
         st.markdown(FORMAT_HELP)
 
+
+def _sample_column() -> None:
+    st.subheader(":material/inventory_2: Bundled samples")
+    st.selectbox(
+        "Sample", options=list(samples.SAMPLES), format_func=lambda key: samples.get(key).name,
+        key=state.SAMPLE_CHOICE, on_change=_use_sample,
+        help="Ready-made score tables; choosing one makes it the active data set.",
+    )
+    chosen = samples.get(st.session_state[state.SAMPLE_CHOICE])
+    st.caption(chosen.description)
+    if chosen.scores:
+        if st.session_state.get(state.SAMPLE_SCORE) not in chosen.scores:
+            st.session_state[state.SAMPLE_SCORE] = chosen.scores[0]
+        st.selectbox(
+            "Detection score", options=list(chosen.scores), format_func=data_views.score_label,
+            key=state.SAMPLE_SCORE, on_change=_use_sample,
+            help="This sample carries every detection score of every model; pick the one the rules select on.",
+        )
+    in_use = state.active().key == _sample_key()
+    st.button("In use" if in_use else "Use this sample", on_click=_use_sample, type="primary",
+              icon=":material/check:", disabled=in_use, key="jecs.use_sample")
+
+
+st.title("Data")
+st.caption("Choose the score table to audit. Every page works on the active data set shown in the sidebar.")
+notice = st.session_state.pop(state.NOTICE, None)
+if notice:
+    st.info(notice, icon=":material/info:")
+
+pick, drop = st.columns(2, gap="large")
+with drop.container(border=True):
+    _upload_column()
+with pick.container(border=True):
+    _sample_column()
+
 data = state.active()
 table = data.table
-st.header(f"Active: {data.name}", divider="gray")
+st.header("Active data set", divider="gray")
+st.text(data.name)
 cards = st.columns(4)
 cards[0].metric("Test items (n)", f"{table.n:,}", border=True, help="Candidates to select from.")
 cards[1].metric("Calibration items (m)", f"{table.m:,}", border=True, help="Known members of every model.")
 cards[2].metric("Models (K)", table.K, border=True)
 if table.has_labels:
     share = float(table.contaminated.mean())
-    cards[3].metric("Member labels", "present", border=True,
+    cards[3].metric("Labels", "present", border=True,
                     help=f"{share:.1%} of test items are members of at least one model (contaminated).")
 else:
-    cards[3].metric("Member labels", "absent", border=True, help="Without labels GCP and power cannot be shown.")
-st.markdown("**Models:** " + ", ".join(f"`{m}`" for m in table.models))
-details = f"Source: `{table.source}`"
+    cards[3].metric("Labels", "absent", border=True, help="Without member labels GCP and power cannot be shown.")
+st.caption("Models")
+st.text(", ".join(table.models))
+# The file name only: a sample's source is a path on the server, which is nobody's business.
+details = f"Source: {PurePath(str(table.source)).name}"
 if table.source_sha256:
-    details += f" · SHA-256 `{table.source_sha256[:12]}…`"
+    details += f" · SHA-256 {table.source_sha256[:12]}…"
 details += " · scores negated on load (lower = member)" if table.flipped else " · larger score = more member-like"
-st.caption(details)
+st.text(details)
+data_views.contract_warnings(table)
 
-st.subheader("Score distributions per model")
-st.caption(
-    "Density of each model's scores: calibration (known members) against the test items"
-    + (", split into members and non-members of that model." if table.has_labels else ".")
-)
-shown = list(table.models)
-if table.K > 8:
-    shown = st.multiselect("Models shown", table.models, default=list(table.models[:8]), help="Pick up to 16 models to draw.", max_selections=16)
-if shown:
-    st.plotly_chart(plot_score_distributions(table, shown), key="score-distributions")
+data_views.distributions(table)
+if table.has_labels:
+    data_views.member_auc_section(data.key, table)
+data_views.shift_section(data.key, table)
 
 with st.expander("Preview the table (first 200 rows of each split)"):
     frame = table.to_frame()

@@ -1,26 +1,126 @@
-"""Evaluate page: does JECS hold its target on this data, and what power does it buy?
+"""Evaluate page: does each rule hold its target on this data, and what power does it buy?
 
-Runs the paper's Monte-Carlo protocol on the active (labelled) data set and the
-sensitivity sweeps over lambda, K, k_n and rho.
+Runs the paper's Monte-Carlo protocol on the active (labelled) data set, the twin estimate
+of the unconditional GCR, and the sensitivity sweeps over lambda, K, k_n and rho. Rules come
+from the registry (:data:`jecs_core.REGISTRY`).
 """
+
+import inspect
 
 import streamlit as st
 
 from dashboard import evaluation_runs as runs
 from dashboard import state
 from dashboard.figures.evaluation import plot_gcp_power, plot_sweep
+from jecs_core import METHODS, REGISTRY
+from jecs_core.io import spreadsheet_safe
 
 ALPHA_CHOICES = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5]
+SWEEPS = {
+    "λ (tail threshold)": ("lambda", "λ", "Fixed λ from 0.3 to 0.9 and the data-driven choice ('auto')."),
+    "K (number of models)": ("k", "K", "The first K models of the table, for growing K."),
+    "k_n (kNN size)": ("knn", "k_n", "Fixed neighbour counts and the default ⌈√m_R⌉ ('auto')."),
+    "ρ (training fraction)": ("rho", "ρ", "A simulated three-block audit (789 items, as in WikiMIA): ρ changes the labels, "
+                              "so each ρ gets a freshly generated table with the same pool seed."),
+}
+
+
+def _download(frame, label: str, file_name: str, key: str) -> None:
+    out = runs.download_frame(frame, data_name=data.name, data_key=data.key, seed=int(seed))
+    st.download_button(label, spreadsheet_safe(out).to_csv(index=False).encode(), file_name=file_name, mime="text/csv",
+                       icon=":material/download:", key=key)
+
+
+def _table(frame, key: str) -> None:
+    st.dataframe(runs.readable(frame), hide_index=True, width="stretch", key=key,
+                 column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                for c in ("GCP", "GCP ± SE", "GCR", "GCR ± SE", "power", "power ± SE")})
+
+
+def _with_bar(task, unit: str):
+    bar = st.progress(0.0, text="Starting…")
+
+    def report(done: int, total: int) -> None:
+        bar.progress(done / total, text=f"{done:,} of {total:,} {unit}")
+
+    out = task(report)
+    bar.empty()
+    return out
+
+
+def _protocol() -> None:
+    key = runs.RunKey("protocol", data.key, int(reps), alphas, int(seed), methods=methods)
+    if st.button("Run evaluation", type="primary", icon=":material/play_arrow:", key="eval.run"):
+        runs.store(key, _with_bar(lambda report: runs.run_protocol(key, table, report), "repetitions"))
+    summary = runs.stored(key)
+    if summary is None:
+        st.caption("Press **Run evaluation** to run the protocol with these settings.")
+        return
+    st.plotly_chart(plot_gcp_power(summary), width="stretch", key="eval.fig.main")
+    over = summary[summary["over_target"] & summary["valid"]]
+    if len(over):
+        st.warning("Mean GCP above α for a rule with a finite-sample guarantee: " + ", ".join(
+            f"{r.label} at α = {r.alpha:g} ({r.gcp:.3f} ± {r.gcp_se:.3f})" for r in over.itertuples()))
+    st.info(runs.se_note(), icon=":material/info:")
+    _table(summary, "eval.table")
+    _download(summary, "Download results (CSV)", "jecs_evaluation.csv", "eval.download")
+
+
+def _twin() -> None:
+    st.subheader("Unconditional GCR: fresh twin tables")
+    st.caption("Fits a simple model of this audit (score distributions, exposure) and evaluates every rule on fresh "
+               "synthetic tables drawn from it, so the mean GCR covers the variation between tables that the protocol's "
+               "SE leaves out. 'Twin tables per pattern' below; the seed above.")
+    tables = st.number_input("Twin tables per pattern", 2, 2000, 100, 10, key="eval.twin_tables")
+    key = runs.RunKey("twin", data.key, int(tables), alphas, int(seed), methods=methods)
+    if st.button("Run the twin estimate", icon=":material/play_arrow:", key="eval.twin_run"):
+        runs.store(key, _with_bar(lambda report: runs.run_twin(key, table, report), "twin tables"))
+    frame = runs.stored(key)
+    if frame is not None:
+        _table(frame, "eval.twin_table")
+        _download(frame, "Download the twin estimate (CSV)", "jecs_twin.csv", "eval.twin_download")
+
+
+def _sweep_figure(frame, symbol: str, kind: str) -> None:
+    if "alphas" in inspect.signature(plot_sweep).parameters:
+        st.plotly_chart(plot_sweep(frame, alphas=alphas, parameter=symbol), width="stretch", key=f"eval.fig.{kind}")
+        return
+    # The figure draws one α at a time: every chosen α is one click away.
+    shown = st.segmented_control("α shown", list(alphas), default=alphas[0], format_func=lambda a: f"α = {a:g}",
+                                 key=f"eval.sweep_alpha.{kind}", required=True)
+    st.plotly_chart(plot_sweep(frame, alpha=shown, parameter=symbol), width="stretch", key=f"eval.fig.{kind}")
+
+
+def _sweeps() -> None:
+    st.header("Sensitivity sweeps", divider="gray")
+    st.caption("Each sweep reruns the protocol for every setting at every chosen α, with the repetitions and seed above.")
+    for tab, (kind, symbol, help_text) in zip(st.tabs(list(SWEEPS)), SWEEPS.values()):
+        with tab:
+            st.caption(help_text)
+            if kind == "k" and table.K < 2:
+                st.info("The K sweep needs a table with at least two models.")
+                continue
+            extra = (int(st.slider("Models K in the simulated audit", 2, 16, 8, key="eval.rho_k")),) if kind == "rho" else ()
+            sweep_key = runs.RunKey(kind, data.key if kind != "rho" else "simulated", int(reps), alphas, int(seed), extra,
+                                    methods)
+            if st.button(f"Run the {symbol} sweep", key=f"eval.sweep.{kind}", icon=":material/play_arrow:"):
+                with st.spinner(f"Sweeping {symbol}…"):
+                    runs.store(sweep_key, runs.run_sweep(sweep_key, table))
+            frame = runs.stored(sweep_key)
+            if frame is None:
+                continue
+            _sweep_figure(frame, symbol, kind)
+            _table(frame, f"eval.sweep_table.{kind}")
+            _download(frame, f"Download the {symbol} sweep (CSV)", f"jecs_sweep_{kind}.csv", f"eval.sweep_download.{kind}")
+
 
 data = state.active()
 table = data.table
-
 st.title("Evaluate: does the selection hold its target?")
-st.caption(
-    f"Data: **{data.name}** (n = {table.n:,}, m = {table.m:,}, K = {table.K}). Each repetition draws 80% of the "
-    "calibration items and 80% of the test items without replacement, runs all four rules, and measures the "
-    "realized GCP and power against the member labels; the page reports means ± standard errors."
-)
+st.caption(f"n = {table.n:,}, m = {table.m:,}, K = {table.K}. Each repetition draws 80% of the calibration items and 80% "
+           "of the test items without replacement, runs every chosen rule, and measures the realized GCP and power "
+           "against the member labels; the page reports means ± standard errors. Data set:")
+st.text(data.name)
 
 if not table.has_labels:
     st.info(
@@ -31,87 +131,23 @@ if not table.has_labels:
         icon=":material/info:",
     )
     st.page_link("views/data_page.py", label="Go to the Data page", icon=":material/dataset:")
-    st.stop()
-
-with st.container(border=True):
-    c1, c2, c3 = st.columns([1, 2.4, 1], gap="large")
-    reps = c1.number_input("Repetitions", 10, 5000, 200, 10, key="eval.reps",
-                           help="Monte-Carlo repetitions (the paper uses 500). More is smoother and slower.")
-    alphas = c2.multiselect("Target levels α", ALPHA_CHOICES, default=[0.1, 0.2, 0.3, 0.4, 0.5], key="eval.alphas",
-                            help="Every α is evaluated on the same draws.")
-    seed = c3.number_input("Seed", 0, 2**31 - 1, 0, key="eval.seed", help="Same seed, same numbers.")
-
-if not alphas:
-    st.warning("Choose at least one α.")
-    st.stop()
-alphas = tuple(sorted(float(a) for a in alphas))
-key = runs.RunKey("protocol", data.key, int(reps), alphas, int(seed))
-
-if st.button("Run evaluation", type="primary", icon=":material/play_arrow:", key="eval.run"):
-    bar = st.progress(0.0, text="Starting…")
-
-    def report(done: int, total: int) -> None:
-        bar.progress(done / total, text=f"{done:,} of {total:,} repetitions")
-
-    runs.store(key, runs.run_protocol(key, table, report))
-    bar.empty()
-
-summary = runs.stored(key)
-if summary is None:
-    st.caption("Press **Run evaluation** to run the protocol with these settings.")
 else:
-    st.plotly_chart(plot_gcp_power(summary), width="stretch", key="eval.fig.main")
-    over = summary[summary["over_target"]]
-    valid_over = over[over["valid"]]
-    if len(valid_over):
-        st.warning("Mean GCP above α for a valid rule: " + ", ".join(
-            f"{r.label} at α = {r.alpha:g} ({r.gcp:.3f} ± {r.gcp_se:.3f})" for r in valid_over.itertuples()))
-    st.caption("† mean GCP above α. Union and intersection are invalid baselines, shown because they fail.")
-    shown = summary[["label", "alpha", "gcp", "gcp_se", "power", "power_se", "mean_selected", "over_target"]].copy()
-    shown["over_target"] = shown["over_target"].map({True: "†", False: ""})
-    st.dataframe(
-        shown, hide_index=True, width="stretch", key="eval.table",
-        column_config={
-            "label": "method", "alpha": st.column_config.NumberColumn("α", format="%.2f"),
-            "gcp": st.column_config.NumberColumn("GCP", format="%.4f"),
-            "gcp_se": st.column_config.NumberColumn("± SE", format="%.4f"),
-            "power": st.column_config.NumberColumn("power", format="%.4f"),
-            "power_se": st.column_config.NumberColumn("± SE ", format="%.4f"),
-            "mean_selected": st.column_config.NumberColumn("mean selected", format="%.1f"),
-            "over_target": "over α",
-        },
-    )
-    st.download_button("Download results (CSV)", summary.to_csv(index=False).encode(), file_name="jecs_evaluation.csv",
-                       mime="text/csv", icon=":material/download:", key="eval.download")
-
-st.header("Sensitivity sweeps", divider="gray")
-st.caption("Each sweep reruns the protocol for every setting, at the α levels chosen above "
-           f"(shown: the first, α = {alphas[0]:g}), with the repetitions and seed above.")
-SWEEPS = {
-    "λ (tail threshold)": ("lambda", "λ", "Fixed λ from 0.3 to 0.9 and the data-driven choice ('auto')."),
-    "K (number of models)": ("k", "K", "The first K models of the table, for growing K."),
-    "k_n (kNN size)": ("knn", "k_n", "Fixed neighbour counts and the default ⌈√m_R⌉ ('auto')."),
-    "ρ (training fraction)": ("rho", "ρ", "A simulated three-block audit (789 items, as in WikiMIA): ρ changes the labels, "
-                              "so each ρ gets a freshly generated table with the same pool seed."),
-}
-tabs = st.tabs(list(SWEEPS))
-for tab, (kind, symbol, help_text) in zip(tabs, SWEEPS.values()):
-    with tab:
-        st.caption(help_text)
-        extra = ()
-        if kind == "k" and table.K < 2:
-            st.info("The K sweep needs a table with at least two models.")
-            continue
-        if kind == "rho":
-            extra = (int(st.slider("Models K in the simulated audit", 2, 16, 8, key="eval.rho_k")),)
-        sweep_key = runs.RunKey(kind, data.key if kind != "rho" else "simulated", int(reps), alphas, int(seed), extra)
-        if st.button(f"Run the {symbol} sweep", key=f"eval.sweep.{kind}", icon=":material/play_arrow:"):
-            with st.spinner(f"Sweeping {symbol}…"):
-                runs.store(sweep_key, runs.run_sweep(sweep_key, table))
-        frame = runs.stored(sweep_key)
-        if frame is None:
-            continue
-        st.plotly_chart(plot_sweep(frame, alpha=alphas[0], parameter=symbol), width="stretch", key=f"eval.fig.{kind}")
-        st.dataframe(frame.drop(columns=["parameter", "value"]), hide_index=True, width="stretch", key=f"eval.sweep_table.{kind}")
-        st.download_button(f"Download the {symbol} sweep (CSV)", frame.to_csv(index=False).encode(),
-                           file_name=f"jecs_sweep_{kind}.csv", mime="text/csv", key=f"eval.sweep_download.{kind}")
+    with st.container(border=True):
+        c1, c2, c3 = st.columns([1, 2.4, 1], gap="large")
+        reps = c1.number_input("Repetitions", 10, 5000, 200, 10, key="eval.reps",
+                               help="Monte-Carlo repetitions (the paper uses 500). More is smoother and slower.")
+        chosen = c2.multiselect("Target levels α", ALPHA_CHOICES, default=[0.1, 0.2, 0.3, 0.4, 0.5], key="eval.alphas",
+                                help="Every α is evaluated on the same draws.")
+        seed = c3.number_input("Seed", 0, 2**31 - 1, 0, key="eval.seed", help="Same seed, same numbers.")
+        picked = st.multiselect("Rules", list(METHODS), default=list(METHODS), key="eval.methods",
+                                format_func=lambda m: REGISTRY[m].label,
+                                help="Every registered rule; each one's guarantee is in the table.")
+    if not chosen or not picked:
+        st.warning("Choose at least one α and one rule.")
+    else:
+        alphas = tuple(sorted(float(a) for a in chosen))
+        methods = tuple(m for m in METHODS if m in picked)
+        _protocol()
+        if runs.twin_available():
+            _twin()
+        _sweeps()

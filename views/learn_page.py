@@ -27,7 +27,16 @@ with st.container(border=True):
                     "(η = 0: independent p-values; η = 1: identical p-values).")
     all_exposed = c3.toggle("Item seen by all K models", value=True, key="learn.all",
                             help="Otherwise choose how many models (c) had the item in their training data.")
-    exposure = n_models if all_exposed else c3.slider("Exposure count c", 1, n_models, min(2, n_models), key="learn.c")
+    if all_exposed:
+        exposure = n_models
+    elif n_models == 1:
+        # A slider from 1 to 1 is an error in Streamlit; with one model the only exposure is c = 1.
+        exposure = 1
+        c3.caption("With K = 1 the item is seen by that one model: c = 1.")
+    else:
+        if st.session_state.get("learn.c", 1) > n_models:  # K was lowered below the chosen c
+            st.session_state["learn.c"] = n_models
+        exposure = c3.slider("Exposure count c", 1, n_models, min(2, n_models), key="learn.c")
 
 st.header("1 · The max of K p-values is not uniform", divider="gray")
 left, right = st.columns([3, 2], gap="large")
@@ -71,7 +80,7 @@ Make α smaller or K larger and watch the gap widen; that is where JMCS loses mo
 st.header("3 · The envelope: rescale max-p to its own null", divider="gray")
 lam = st.slider("Tail threshold λ", 0.3, 0.95, 0.6, 0.05, key="learn.lam",
                 help="Max-p values above λ form the right tail the envelope is built from.")
-env = lesson_cache.envelope(min(n_models, 8), eta, lam)
+env = lesson_cache.envelope(n_models, eta, lam)
 left, right = st.columns([3, 2], gap="large")
 left.plotly_chart(plot_envelope_lesson(env), width="stretch", key="learn.fig.envelope")
 right.markdown(
@@ -85,7 +94,7 @@ How it is built, from the observed max-p values alone:
 - the density just above λ (a k-nearest-neighbour estimate) fixes the anchor `F_fit(λ)`;
 - below λ the envelope is a straight line to the origin, which dominates any convex null CDF.
 
-Here (a simulated audit, {min(n_models, 8)} models, labels known): anchor `F_fit(λ)` = {env.anchor:.3f},
+Here (a simulated audit, {n_models} model(s), labels known): anchor `F_fit(λ)` = {env.anchor:.3f},
 estimated contaminated share π̂0 = {env.pi0_hat:.3f} vs. true {env.pi0_true:.3f}.
 The envelope {'stays above' if env.dominates else 'dips below'} the true null CDF at this λ.
 The dashboard picks λ on the grid 0.5–0.9 with the flattest left branch.
@@ -94,11 +103,11 @@ The dashboard picks λ on the grid 0.5–0.9 with the flattest left branch.
 
 st.header("4 · What the tax costs, and what JECS wins back", divider="gray")
 left, right = st.columns([3, 2], gap="large")
-power = lesson_cache.power(min(n_models, 8), eta, alpha)
+power = lesson_cache.power(n_models, eta, alpha)
 left.plotly_chart(plot_power_vs_k(power), width="stretch", key="learn.fig.power")
 right.markdown(
     f"""
-Small simulated audits (600 items, {power.reps} repetitions per K; the share of clean items is
+Small simulated audits (600 items, {power.reps} repetitions per K, for K = {', '.join(str(k) for k in power.n_models)}; the share of clean items is
 held at 40% for every K so only the aggregation changes). Bars are **power**, the share of clean
 items selected; dotted lines are the mean **GCP**, the share of contaminated items among those
 selected, against the target α = {alpha:g}.

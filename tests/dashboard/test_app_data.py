@@ -1,4 +1,4 @@
-"""The Data page: sample choice, upload (widget and hook), readable errors, summary."""
+"""The Data page: sample choice, upload (widget and hook), readable errors, summary, member AUC."""
 
 from __future__ import annotations
 
@@ -26,6 +26,11 @@ def _metrics(at) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
+def _problems(at) -> list[str]:
+    """The lines of the upload's problem list (drawn as plain text, one per problem)."""
+    return [t.value[2:] for t in at.text if t.value.startswith("• ")]
+
+
 def _bad_csv() -> bytes:
     frame = pd.read_csv(SAMPLE, dtype={"item_id": str})
     frame["score_m2"] = frame["score_m2"].astype(object)
@@ -39,10 +44,28 @@ def test_summary_of_the_default_sample(at):
     table = default.loader()
     assert _metrics(at) == {
         "Test items (n)": f"{table.n:,}", "Calibration items (m)": f"{table.m:,}", "Models (K)": str(table.K),
-        "Member labels": "present",
+        "Labels": "present",
     }
-    assert at.header[0].value.startswith(f"Active: {default.name}")
+    assert at.text[0].value == default.name
     assert len(at.get("plotly_chart")) == 1
+    # Nothing on the page names a server directory: the sample's source is shown by file name only.
+    shown = " ".join(e.value for e in [*at.text, *at.markdown, *at.caption])
+    assert str(samples.REAL_DIR) not in shown and str(SAMPLE_DIR) not in shown
+
+
+def test_member_auc_per_model_matches_a_brute_force_count(at):
+    from dashboard.data_summary import auc, member_auc
+
+    table = samples.get(samples.DEFAULT_SAMPLE).loader()
+    frame = member_auc(table)
+    shown = next(d.value for d in at.dataframe if "auc" in d.value.columns)
+    assert list(shown["model"]) == list(table.models)
+    for k in range(table.K):
+        member = table.test_members[:, k].astype(bool)
+        pos, neg = table.test[member, k], table.test[~member, k]
+        brute = ((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()) / (pos.size * neg.size)
+        assert frame["auc"][k] == pytest.approx(brute) == pytest.approx(shown["auc"][k])
+    assert np.isnan(auc([1.0, 2.0], [1, 1]))
 
 
 def test_choosing_a_sample_makes_it_active(at):
@@ -58,9 +81,9 @@ def test_bad_upload_shows_a_readable_error_and_keeps_the_data(at):
     at.run()
     assert not at.exception
     assert len(at.error) == 1
-    message = at.error[0].value
-    assert "scores.csv: column 'score_m2': non-numeric value 'high' at rows 7, 42" in message
-    assert "Traceback" not in message
+    problems = _problems(at)
+    assert any("scores.csv: column 'score_m2'" in p and "rows 7, 42 (spreadsheet rows 8, 43)" in p for p in problems)
+    assert not any("Traceback" in p for p in problems)
     assert at.session_state[state.ACTIVE_KEY] == f"sample:{samples.DEFAULT_SAMPLE}"
 
 
@@ -70,12 +93,15 @@ def test_good_upload_becomes_active_with_its_options(at):
     at.session_state[state.UPLOAD_PAYLOAD] = ("mine.csv", frame.to_csv(index=False).encode())
     at.run()
     assert not at.exception and not at.error
-    assert at.success[0].value.startswith("Loaded mine.csv: 840 test items")
+    assert at.success[0].value.startswith("Loaded mine\\.csv\\: 840 test items")
     assert at.session_state[state.ACTIVE_NAME] == "mine.csv"
     assert at.session_state[state.ACTIVE_TABLE].flipped
-    assert _metrics(at)["Member labels"] == "absent"
+    assert _metrics(at)["Labels"] == "absent"
+    assert [t.value for t in at.sidebar.text] == ["mine.csv"]  # named in the sidebar in the same rerun
+    assert at.button(key="jecs.use_sample").label == "Use this sample" and not at.button(key="jecs.use_sample").disabled
+    assert "data" in at.query_params and "sample" not in at.query_params
     at.switch_page("views/select_page.py").run()  # the Select page works without labels
-    assert not at.exception and "GCP" not in " ".join(m.value for m in at.markdown)
+    assert not at.exception
 
 
 def test_upload_through_the_file_uploader_widget(at):
@@ -84,7 +110,7 @@ def test_upload_through_the_file_uploader_widget(at):
         pytest.skip("this Streamlit's AppTest cannot drive st.file_uploader")
     uploader.set_value(("bad.csv", _bad_csv(), "text/csv")).run()
     assert not at.exception
-    assert "bad.csv: column 'score_m2'" in at.error[0].value
+    assert any("bad.csv: column 'score_m2'" in p for p in _problems(at))
     at.file_uploader(key="jecs.uploader").set_value(("good.csv", SAMPLE.read_bytes(), "text/csv")).run()
     assert not at.exception and not at.error
     assert at.session_state[state.ACTIVE_NAME] == "good.csv"
@@ -95,7 +121,7 @@ def test_oversized_upload_is_refused_with_the_limit(at, monkeypatch):
     at.session_state[state.UPLOAD_PAYLOAD] = ("huge.csv", SAMPLE.read_bytes())
     at.run()
     assert not at.exception
-    assert "above the dashboard's limit of 0.01 MB" in at.error[0].value
+    assert "above the dashboard's limit of 0.01 MB" in _problems(at)[0]
 
 
 @pytest.mark.skipif(samples.REAL_SAMPLE not in samples.SAMPLES, reason="the real audit files are not in this checkout")
@@ -110,3 +136,20 @@ def test_switching_the_detection_score_of_the_real_sample(at):
     np.testing.assert_allclose(table.test[:, 0], ppl.loc[list(table.test_ids)].to_numpy())
     at.selectbox(key=state.SAMPLE_SCORE).set_value("minkpp").run()
     assert at.session_state[state.ACTIVE_KEY] == f"sample:{samples.REAL_SAMPLE}"
+
+
+def test_semicolon_file_gets_a_delimiter_hint(at):
+    frame = pd.read_csv(SAMPLE, dtype={"item_id": str})
+    at.session_state[state.UPLOAD_PAYLOAD] = ("excel.csv", frame.to_csv(index=False, sep=";").encode())
+    at.run()
+    assert not at.exception
+    assert "semicolon-separated" in _problems(at)[0]
+    assert at.session_state[state.ACTIVE_KEY] == f"sample:{samples.DEFAULT_SAMPLE}"
+
+
+def test_use_this_sample_is_always_drawn(at):
+    button = at.button(key="jecs.use_sample")
+    assert button.disabled and button.label == "In use"
+    at.selectbox(key=state.SAMPLE_CHOICE).set_value(samples.PAPER_SAMPLE).run()
+    assert at.session_state[state.ACTIVE_KEY] == f"sample:{samples.PAPER_SAMPLE}"
+    assert at.query_params["sample"] == samples.PAPER_SAMPLE

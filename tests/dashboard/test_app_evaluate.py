@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import samples, state
-from jecs_core import table_from_frame
+from jecs_core import METHODS, REGISTRY, table_from_frame
 from jecs_core.evaluate import evaluate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,10 +48,14 @@ def test_small_run_produces_the_table_matching_jecs_core():
     (table_element,) = at.dataframe  # AppTest does not index st.dataframe by key
     shown = table_element.value
     expected = evaluate(samples.get(samples.DEFAULT_SAMPLE).loader(), alphas=(0.1, 0.3), reps=20, seed=0).summary
-    assert len(shown) == 8
-    np.testing.assert_allclose(shown["gcp"].to_numpy(), expected["gcp"].to_numpy())
+    assert len(shown) == 2 * len(METHODS)  # every registered rule
+    np.testing.assert_allclose(shown["GCP"].to_numpy(), expected["gcp"].to_numpy())
     np.testing.assert_allclose(shown["power"].to_numpy(), expected["power"].to_numpy())
+    assert list(shown["rule"]) == [REGISTRY[m].label for m in expected["method"]]
+    # Readable: unique headers, no raw booleans or None.
+    assert shown.columns.is_unique and not any(shown[c].dtype == bool for c in shown.columns)
     assert len(at.get("plotly_chart")) == 1
+    assert any("only the subsampling noise on this one fixed table" in i.value for i in at.info)
 
 
 @pytest.mark.parametrize("kind", ["lambda", "knn"])
@@ -62,4 +66,15 @@ def test_a_sweep_runs_and_plots(kind):
     at.button(key=f"eval.sweep.{kind}").click().run()
     assert not at.exception
     (frame,) = [d.value for d in at.dataframe if "setting" in d.value.columns]
-    assert len(frame) > 0 and frame["setting"].astype(str).str.contains("auto").any()
+    assert len(frame) > 0 and (frame["setting"] == "auto").any()
+    assert frame.columns.is_unique and not frame.isna().any().any()
+    assert sorted(frame["α"].unique()) == [0.1, 0.2, 0.3, 0.4, 0.5]  # every chosen α is in the sweep
+
+
+def test_the_evaluation_csv_says_what_it_measured():
+    from dashboard.evaluation_runs import download_frame
+
+    summary = evaluate(samples.get(samples.PAPER_SAMPLE).loader(), alphas=(0.1,), reps=10, seed=7).summary
+    out = download_frame(summary, data_name="=cmd()", data_key="sample:x", seed=7)
+    assert list(out.columns[:3]) == ["data_set", "data_key", "seed"] and (out["seed"] == 7).all()
+    assert len(out) == len(summary) and (out["gcp"] == summary["gcp"]).all()

@@ -55,3 +55,26 @@ def test_learn_page_exposure_and_lambda_controls():
     at.slider(key="learn.lam").set_value(0.8).run()
     assert not at.exception
     assert any("λ" in m.value for m in at.markdown)
+
+
+def test_one_model_without_all_exposed_has_no_slider_error():
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at.toggle(key="learn.all").set_value(False).run()
+    at.slider(key="learn.c").set_value(5).run()
+    at.slider(key="learn.k").set_value(1).run()
+    assert not at.exception
+    _, _, name = _density_curve(at)
+    assert name.endswith("c = 1")
+    at.slider(key="learn.k").set_value(6).run()
+    at.slider(key="learn.c").set_value(6).run()
+    at.slider(key="learn.k").set_value(3).run()  # c = 6 is above the new K: clamped, no error
+    assert not at.exception and at.slider(key="learn.c").value == 3
+
+
+def test_every_section_uses_the_chosen_k():
+    """No silent cap: K = 16 reaches the envelope and power sections too."""
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at.slider(key="learn.k").set_value(16).run()
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown)
+    assert "16 model(s)" in text and "K = 1, 2, 3, 4, 6, 8, 12, 16" in text

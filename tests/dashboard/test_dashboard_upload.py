@@ -71,8 +71,8 @@ def test_size_limit():
     [
         ("empty.csv", b"", "the file is empty"),
         ("scores.pkl", pickle.dumps(pd.DataFrame({"a": [1]})), "unsupported file type '.pkl'"),
-        ("scores", b"item_id,split\n", "unsupported file type '(none)'"),
         ("broken.parquet", b"not parquet at all", "could not be read as Parquet"),
+        ("scores.xlsx", b"PK\x03\x04", "unsupported file type '.xlsx'"),
         ("ragged.csv", b'item_id,split\n"unclosed,test\n', "could not be read as CSV"),
     ],
 )
@@ -80,3 +80,20 @@ def test_unreadable_files(name, data, expected):
     with pytest.raises(ScoreTableError) as info:
         parse_upload(name, data)
     assert expected in str(info.value) and str(info.value).startswith(name)
+
+
+def test_problems_lists_every_problem_and_the_hints():
+    from dashboard.upload import LINE_HINT, problems
+
+    listed = ["a.csv: column 'x': missing score at row 3", "a.csv: column 'y': missing score at row 9"]
+    lines = problems("a.csv", b"item_id,split\n", ScoreTableError(listed[0], problems=listed))
+    assert lines == [*listed, LINE_HINT]  # no spreadsheet row in the messages: the convention is explained
+    semi = problems("b.csv", b"item_id;split;score_a\n1;test;0.5\n", ScoreTableError("b.csv: missing required column"))
+    assert "semicolon-separated" in semi[0] and len(semi) == 2
+    assert problems("c.parquet", b";;;", ScoreTableError("c.parquet: bad")) == ["c.parquet: bad"]
+
+
+def test_upload_reports_its_stages():
+    steps = []
+    parse_upload("scores.csv", SAMPLE.read_bytes(), progress=steps.append)
+    assert steps[0].startswith("Reading scores.csv") and "rows" in steps[1]

@@ -1,0 +1,86 @@
+"""Numbers the Data page shows about the active table: member AUC per model and the shift check.
+
+Pure functions over a :class:`jecs_core.ScoreTable`; the page caches them by the data key.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.stats import rankdata
+
+from jecs_core import ScoreTable
+
+
+def auc(scores, labels) -> float:
+    """Area under the ROC curve of ``scores`` for ``labels`` (1 = member), ties counted one half.
+
+    The Mann-Whitney form: the share of (member, non-member) pairs the score orders
+    correctly. NaN when either class is empty.
+    """
+    scores = np.asarray(scores, dtype=float)
+    labels = np.asarray(labels).astype(bool)
+    if scores.shape != labels.shape:
+        raise ValueError(f"scores and labels must have the same shape, got {scores.shape} and {labels.shape}")
+    n_pos, n_neg = int(labels.sum()), int((~labels).sum())
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    ranks = rankdata(scores)
+    return float((ranks[labels].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def member_auc(table: ScoreTable) -> pd.DataFrame:
+    """Per model: members and non-members among the test items and the score's member AUC.
+
+    Empty when the table has no member labels.
+    """
+    if not table.has_labels:
+        return pd.DataFrame(columns=["model", "members", "non_members", "auc"])
+    members = np.asarray(table.test_members, dtype=bool)
+    rows = []
+    for k, model in enumerate(table.models):
+        rows.append({"model": model, "members": int(members[:, k].sum()), "non_members": int((~members[:, k]).sum()),
+                     "auc": auc(table.test[:, k], members[:, k])})
+    return pd.DataFrame(rows)
+
+
+def shift_inputs(table: ScoreTable):
+    """``(test_X, cal_X, names, test_text, cal_text)`` for the shift check, or None when there is nothing to check.
+
+    Covariates are the table's ``x_<name>`` columns; texts are the ``text`` column when both
+    splits carry it.
+    """
+    names = tuple(getattr(table, "covariate_names", ()) or ())
+    test_X = getattr(table, "covariates", None)
+    cal_X = getattr(table, "calibration_covariates", None)
+    test_extra = getattr(table, "test_extra", pd.DataFrame())
+    cal_extra = getattr(table, "calibration_extra", pd.DataFrame())
+    has_text = "text" in test_extra.columns and "text" in cal_extra.columns
+    if not names and not has_text:
+        return None
+    if not names:
+        test_X, cal_X = np.empty((table.n, 0)), np.empty((table.m, 0))
+    test_text = test_extra["text"].fillna("").astype(str).tolist() if has_text else None
+    cal_text = cal_extra["text"].fillna("").astype(str).tolist() if has_text else None
+    return test_X, cal_X, names, test_text, cal_text
+
+
+def shift_available() -> bool:
+    """True when ``jecs_core`` offers the shift check."""
+    try:
+        from jecs_core.shift import shift_check  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def run_shift_check(table: ScoreTable, *, seed: int = 0, n_permutations: int = 199):
+    """The core's shift check on the table's covariates and texts (None when it has neither)."""
+    from jecs_core.shift import shift_check
+
+    inputs = shift_inputs(table)
+    if inputs is None:
+        return None
+    test_X, cal_X, names, test_text, cal_text = inputs
+    return shift_check(test_X, cal_X, names=names or None, test_text=test_text, cal_text=cal_text,
+                       n_permutations=n_permutations, rng=np.random.default_rng(seed))
