@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._fastcsv import write_csv
+
 WRITE_SUFFIXES = (".csv", ".parquet")
 # Text cells starting with one of these are run as formulas by spreadsheets (OWASP "CSV injection").
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -123,7 +125,7 @@ def write_table(frame: pd.DataFrame, path: str | Path, *, spreadsheet_safe: bool
 
     def _write(temp: Path) -> None:
         if as_csv:
-            data.to_csv(temp, index=False)
+            write_csv(data, temp)  # the bytes of data.to_csv(temp, index=False), faster
         else:
             data.to_parquet(temp, index=False)
 

@@ -1,4 +1,13 @@
-"""The selection export of the data contract: a plain CSV plus a sidecar JSON."""
+"""The selection export of the data contract: a CSV of every test item plus a sidecar JSON.
+
+CSV columns: ``item_id``, ``selected`` (0/1, the chosen rule), ``selected_<method>`` per rule
+run (with ``method="all"``), ``p_max``, the chosen rule's own per-item values when it has them
+(``p_tilde`` for the paper's JECS), ``p_<model>`` per model, ``member_<model>`` labels, then the
+table's carried columns (``text``, ``x_<name>``, ...). Text cells are spreadsheet-safe by default
+(:func:`jecs_core.io.spreadsheet_safe`). The sidecar records the rule, its guarantee kind, alpha,
+the options, the warnings, the input's hash and the package version. Both files are written or
+neither (:func:`jecs_core.io.write_files_atomic`); the output may not overwrite the input.
+"""
 
 from __future__ import annotations
 
@@ -9,66 +18,125 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .compare import METHOD_LABELS, METHODS, Comparison
-from .data import MEMBER_PREFIX, ScoreTable
+from ._fastcsv import write_csv
+from .compare import Comparison
+from .contract import MEMBER_PREFIX
+from .data import ScoreTable
+from .io import check_output_path, spreadsheet_safe, write_files_atomic
+from .rules import DEFAULT_METHOD, REGISTRY, Guarantee, get_rule
+
+# Per-item values a rule's result may carry, written when the result has them.
+RESULT_COLUMNS = ("p_tilde",)
+# Scalars of an envelope fit (the paper's JECS), recorded in the sidecar when a result has them.
+_FIT_FIELDS = (("lambda", "lam"), ("k_n", "k_n"), ("g_hat", "g_hat"), ("F_fit_lambda", "F_fit_lambda"),
+               ("pi0_hat", "pi0_hat"), ("jecs_fallback_to_jmcs", "fallback_to_jmcs"))
 
 
-def _check_method(method: str) -> None:
-    if method not in METHODS and method != "all":
-        raise ValueError(f"method must be one of {list(METHODS) + ['all']}, got {method!r}")
+def _primary(comparison: Comparison, method: str | None) -> str:
+    """The rule whose selection is ``selected``: ``method``, or the default for ``None`` / ``"all"``."""
+    if method not in (None, "all"):
+        name = get_rule(method).name
+    elif DEFAULT_METHOD in comparison.results:
+        name = DEFAULT_METHOD
+    else:
+        name = comparison.methods[0]
+    comparison.result(name)  # a clear error when that rule was not run
+    return name
 
 
-def selection_frame(table: ScoreTable, comparison: Comparison, method: str = "jecs") -> pd.DataFrame:
-    """Every test item with ``item_id``, ``selected``, ``p_max``, ``p_tilde``, ``p_<model>`` and carried columns.
+def _result_columns(comparison: Comparison, names) -> dict[str, np.ndarray]:
+    found: dict[str, np.ndarray] = {}
+    for name in names:
+        result = comparison.result(name)
+        extra = tuple(getattr(result, "export_columns", ()))  # a rule may name more per-item values
+        for column in RESULT_COLUMNS + extra:
+            value = getattr(result, column, None)
+            if column not in found and value is not None and np.shape(value) == comparison.p_max.shape:
+                found[column] = np.asarray(value)
+    return found
 
-    With ``method="all"``, ``selected`` is the JECS selection and one
-    ``selected_<method>`` column per rule is added.
+
+def selection_frame(table: ScoreTable, comparison: Comparison, method: str | None = None) -> pd.DataFrame:
+    """Every test item with its selection, p-values, labels and carried columns (see the module docstring).
+
+    ``method=None`` is :data:`jecs_core.DEFAULT_METHOD`; ``"all"`` adds one ``selected_<method>``
+    column per rule in ``comparison`` (``selected`` is then the default rule's).
     """
-    _check_method(method)
-    clash = [m for m in table.models if f"p_{m}" in ("p_max", "p_tilde")]
-    if clash:
-        raise ValueError(f"model name(s) {clash} would collide with the export's p_max / p_tilde columns; rename the score columns")
-    primary = "jecs" if method == "all" else method
-    out = pd.DataFrame({"item_id": table.test_ids})
-    out["selected"] = comparison.selected(primary).astype(np.int8)
+    primary = _primary(comparison, method)
+    runs = comparison.methods if method == "all" else (primary,)
+    out = {"item_id": table.test_ids, "selected": comparison.selected(primary).astype(np.int8)}
     if method == "all":
-        for name in METHODS:
-            out[f"selected_{name}"] = comparison.selected(name).astype(np.int8)
+        out.update({f"selected_{name}": comparison.selected(name).astype(np.int8) for name in runs})
     out["p_max"] = comparison.p_max
-    out["p_tilde"] = comparison.jecs.p_tilde
+    out.update(_result_columns(comparison, (primary,) + tuple(n for n in runs if n != primary)))
     for k, model in enumerate(table.models):
+        if f"p_{model}" in out:
+            raise ValueError(f"model name {model!r} would collide with the export's p_{model} column; rename the score column")
         out[f"p_{model}"] = comparison.pvalues[:, k]
     if table.test_members is not None:
-        for k, model in enumerate(table.models):
-            out[MEMBER_PREFIX + model] = table.test_members[:, k]
-    for col in table.test_extra.columns:
-        if col not in out.columns:
-            out[col] = table.test_extra[col].to_numpy()
-    return out
+        out.update({MEMBER_PREFIX + model: table.test_members[:, k] for k, model in enumerate(table.models)})
+    for column in table.test_extra.columns:
+        if column in out:
+            raise ValueError(f"carried column {column!r} would collide with an export column; rename it")
+        out[column] = table.test_extra[column].to_numpy()
+    return pd.DataFrame(out)
 
 
-def selection_metadata(table: ScoreTable, comparison: Comparison, method: str = "jecs") -> dict:
-    """The sidecar record: method, alpha, lambda, k_n, pi0_hat, input hash, package version, counts."""
+def selection_warnings(table: ScoreTable, comparison: Comparison) -> list[str]:
+    """One-line warnings about a selection: a calibration set too small for alpha, a cut-off
+    above 1 on a transformed scale (everything under it passes), a rule selecting every item."""
+    found = list(table.warnings(comparison.alpha))
+    for name in comparison.methods:
+        result, label = comparison.result(name), REGISTRY[name].label
+        threshold = getattr(result, "threshold", None)
+        if threshold is not None and getattr(result, "p_tilde", None) is not None and threshold > 1:
+            found.append(f"warning: {label}: the cut-off on its transformed scale is {threshold:.4g} > 1, "
+                         "so the step-up passes every item below it; its pi0 estimate is small")
+        n_selected = int(comparison.selected(name).sum())
+        if table.n and n_selected == table.n:
+            found.append(f"warning: {label}: selects every test item (n = {table.n}); check that calibration rows are "
+                         "members and that larger scores mean member (else --lower-is-member)")
+    return found
+
+
+def _fit_fields(comparison: Comparison, primary: str) -> dict:
+    for name in (primary,) + comparison.methods:
+        result = comparison.result(name)
+        if getattr(result, "lam", None) is not None or getattr(result, "fallback_to_jmcs", False):
+            fields = {key: getattr(result, attr) for key, attr in _FIT_FIELDS}
+            fields["lambda_mode"] = result.fit.lambda_mode if hasattr(result, "fit") else None
+            return {**fields, "fit_method": name}
+    return {}
+
+
+def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | None = None, *,
+                       options: dict | None = None, warnings: list[str] | None = None,
+                       spreadsheet_safe_cells: bool = True) -> dict:
+    """The sidecar record: the rule and its guarantee kind, alpha, options, warnings, fit, counts, input hash, version.
+
+    ``warnings=None`` records :func:`selection_warnings`; ``spreadsheet_safe_cells`` says how the
+    CSV's text cells were written.
+    """
     from . import __version__
 
-    _check_method(method)
-    jecs = comparison.jecs
+    primary = _primary(comparison, method)
+    rule = REGISTRY[primary]
     record = {
-        "method": method,
-        "method_label": "all four rules (selected = JECS)" if method == "all" else METHOD_LABELS[method],
+        "method": "all" if method == "all" else primary,
+        "method_label": f"all rules (selected = {rule.label})" if method == "all" else rule.label,
+        "guarantee": rule.guarantee.value,
+        "guarantee_description": rule.guarantee.description,
         "alpha": comparison.alpha,
-        "lambda": jecs.lam,
-        "lambda_mode": jecs.fit.lambda_mode,
-        "k_n": jecs.k_n,
-        "g_hat": jecs.g_hat,
-        "F_fit_lambda": jecs.F_fit_lambda,
-        "pi0_hat": jecs.pi0_hat,
-        "jecs_fallback_to_jmcs": jecs.fallback_to_jmcs,
+        "options": dict(options or {}),
+        **_fit_fields(comparison, primary),
         "n_test": table.n,
         "n_calibration": table.m,
         "models": list(table.models),
-        "selected_counts": {name: int(comparison.selected(name).sum()) for name in METHODS},
-        "invalid_baselines": ["union", "intersection"],
+        "selected_counts": {name: int(comparison.selected(name).sum()) for name in comparison.methods},
+        "guarantees": {name: REGISTRY[name].guarantee.value for name in comparison.methods},
+        "invalid_baselines": [name for name in comparison.methods if REGISTRY[name].guarantee is Guarantee.INVALID],
+        "warnings": list(selection_warnings(table, comparison) if warnings is None else warnings),
+        "spreadsheet_safe": bool(spreadsheet_safe_cells),
         "input_file": table.source,
         "input_sha256": table.source_sha256,
         "lower_is_member": table.flipped,
@@ -77,9 +145,8 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str = 
         "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
     if comparison.contaminated is not None:
-        record["metrics"] = {
-            name: {"gcp": comparison.metrics(name).gcp, "power": comparison.metrics(name).power} for name in METHODS
-        }
+        record["metrics"] = {name: {"gcp": comparison.metrics(name).gcp, "power": comparison.metrics(name).power}
+                             for name in comparison.methods}
     return record
 
 
@@ -88,16 +155,27 @@ def sidecar_path(csv_path: str | Path) -> Path:
     return Path(csv_path).with_suffix(".json")
 
 
-def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison, method: str = "jecs") -> tuple[Path, Path]:
-    """Write the selection CSV and its sidecar JSON; return both paths."""
-    path = Path(path)
-    if path.suffix.lower() == ".json":
-        raise ValueError(f"out must be a .csv path (the sidecar .json is written beside it), got {path}")
+def sidecar_text(record: dict) -> str:
+    """The sidecar JSON as written to disk (the dashboard's download uses the same text)."""
+    return json.dumps(record, indent=2) + "\n"
+
+
+def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison, method: str | None = None, *,
+                    spreadsheet_safe_cells: bool = True, options: dict | None = None,
+                    warnings: list[str] | None = None) -> tuple[Path, Path]:
+    """Write the selection CSV and its sidecar JSON, both or neither; return both paths.
+
+    Refused before anything is written: a path not ending in ``.csv``, a directory, a missing
+    directory, and a CSV or sidecar path that is the input file (symlinks resolved).
+    ``spreadsheet_safe_cells=False`` writes text cells raw (``jecs select --raw-cells``).
+    """
+    inputs = [table.source] if table.source and Path(table.source).exists() else []
+    path = check_output_path(path, suffixes=(".csv",), inputs=inputs)
+    side = check_output_path(sidecar_path(path), suffixes=(".json",), inputs=inputs, what="sidecar")
     frame = selection_frame(table, comparison, method)
-    meta = selection_metadata(table, comparison, method)
-    if path.parent and not path.parent.exists():
-        raise ValueError(f"out: directory {path.parent} does not exist")
-    frame.to_csv(path, index=False)
-    side = sidecar_path(path)
-    side.write_text(json.dumps(meta, indent=2) + "\n")
+    record = selection_metadata(table, comparison, method, options=options, warnings=warnings,
+                                spreadsheet_safe_cells=spreadsheet_safe_cells)
+    data = spreadsheet_safe(frame) if spreadsheet_safe_cells else frame
+    text = sidecar_text(record)
+    write_files_atomic({path: lambda temp: write_csv(data, temp), side: lambda temp: temp.write_text(text, encoding="utf-8")})
     return path, side
