@@ -102,6 +102,7 @@ class _Rerun:
 
 # One line per rule module, in display order.  Each module defines RULE or RULES.
 _RULE_MODULES = (
+    "jecs_core.rules.storey_maxp",
     "jecs_core.rules.paper_jecs",
     "jecs_core.rules.jmcs",
     "jecs_core.rules.per_model",

@@ -1,0 +1,135 @@
+"""Storey-BH on the max-p values with the finite-sample "+1" estimator (not capped at 1).
+
+The default selection rule.  With ``p*_i = max_k p_i^k``, ``N = #{p* > lam}``::
+
+    pi0_hat = (1 + N) / (n (1 - lam))         (lam = 0.5; not capped at 1)
+    r* = max{r : p*_(r) <= alpha r / (pi0_hat n)},   select p* <= p*_(r*)
+
+Guarantee (``docs/GUARANTEES.md``): GCR <= alpha for every n when the null
+(contaminated) items' max-p values are super-uniform (the paper's Lemma 1) and
+independent of each other and of the pure items' values — Storey, Taylor &
+Siegmund (2004, Thm 3); for conformal p-values sharing one calibration set see
+Mary & Roquain (2022) and Marandon et al. (2024).  The cap ``min(1, pi0_hat)``
+used elsewhere is left out on purpose: with it the rule can exceed alpha when
+almost every item is contaminated (all-null uniform p-values, n = 5, alpha = 0.05:
+0.058), so the cap is not part of a finite-sample rule.
+
+In JECS terms this is the identity envelope (``p~ = p*``, anchor ``F(lam) = lam``).
+
+Example
+-------
+>>> import numpy as np
+>>> from jecs_core.rules.storey_maxp import fit_storey_maxp
+>>> p = np.array([[0.01, 0.02], [0.9, 0.5], [0.03, 0.01], [0.6, 0.99], [0.002, 0.004]])
+>>> fit = fit_storey_maxp(p)
+>>> round(fit.pi0_hat, 3), fit.select(0.2).selected.tolist()
+(1.2, [True, False, True, False, True])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import check_alpha, check_pvalue_matrix
+from ..multitest import step_up_sorted
+from .registry import Guarantee, Rule
+
+DEFAULT_LAMBDA = 0.5
+
+
+def _check_lam(lam) -> float:
+    # The shared vocabulary passes "auto"; a data-chosen lambda would void the
+    # finite-sample guarantee, so "auto" means the fixed default.
+    if isinstance(lam, str):
+        if lam != "auto":
+            raise ValueError(f"lam must be 'auto' or a number in (0, 1), got {lam!r}")
+        return DEFAULT_LAMBDA
+    value = float(lam)
+    if not np.isfinite(value) or not 0.0 < value < 1.0:
+        raise ValueError(f"lam must be in the open interval (0, 1), got {lam!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class StoreyMaxPResult:
+    """Selection at one alpha, with what the dashboard draws."""
+
+    alpha: float
+    fit: StoreyMaxPFit
+    r_star: int
+    selected: np.ndarray
+
+    @property
+    def n_selected(self) -> int:
+        return int(self.selected.sum())
+
+    @property
+    def threshold(self) -> float:
+        """Cut-off on p* (= p~), ``alpha r* / (pi0_hat n)``; 0 when nothing is selected."""
+        return self.alpha * self.r_star / (self.fit.pi0_hat * self.fit.p_max.shape[0]) if self.r_star else 0.0
+
+    p_max = property(lambda self: self.fit.p_max)
+    p_tilde = property(lambda self: self.fit.p_max)
+    lam = property(lambda self: self.fit.lam)
+    anchor = property(lambda self: self.fit.lam)
+    pi0_hat = property(lambda self: self.fit.pi0_hat)
+
+    def envelope_at(self, x) -> np.ndarray:
+        return np.asarray(x, dtype=float)
+
+
+@dataclass(frozen=True)
+class StoreyMaxPFit:
+    """Alpha-free part: max-p values (sorted) and ``pi0_hat``."""
+
+    p_max: np.ndarray
+    sorted_p_max: np.ndarray
+    lam: float
+    m_tail: int
+    pi0_hat: float
+
+    def select(self, alpha: float) -> StoreyMaxPResult:
+        alpha = check_alpha(alpha)
+        r_star = step_up_sorted(self.sorted_p_max, alpha, self.pi0_hat)
+        if r_star == 0:
+            return StoreyMaxPResult(alpha, self, 0, np.zeros(self.p_max.shape[0], dtype=bool))
+        return StoreyMaxPResult(alpha, self, r_star, self.p_max <= self.sorted_p_max[r_star - 1])
+
+
+def fit_storey_maxp(pvalues, *, lam=DEFAULT_LAMBDA) -> StoreyMaxPFit:
+    """Max-p values and the uncapped "+1" Storey estimate at a fixed ``lam``.
+
+    Parameters
+    ----------
+    pvalues : array_like, shape (n, K) or (n,)
+        Per-model conformal p-values.
+    lam : float or "auto"
+        Fixed threshold in (0, 1); ``"auto"`` means 0.5.
+    """
+    lam = _check_lam(lam)
+    p_star = check_pvalue_matrix(pvalues).max(axis=1)
+    n = p_star.shape[0]
+    ordered = np.sort(p_star)
+    m_tail = n - int(np.searchsorted(ordered, lam, side="right"))
+    pi0 = (1 + m_tail) / (max(n, 1) * (1 - lam))
+    return StoreyMaxPFit(p_star, ordered, lam, m_tail, float(pi0))
+
+
+def storey_maxp(pvalues, *, alpha: float, lam=DEFAULT_LAMBDA) -> StoreyMaxPResult:
+    """Storey-BH on max-p at level ``alpha`` (see the module docstring)."""
+    alpha = check_alpha(alpha)
+    return fit_storey_maxp(pvalues, lam=lam).select(alpha)
+
+
+RULE = Rule(
+    name="storey-maxp",
+    label="Storey-BH on max-p",
+    guarantee=Guarantee.FINITE_SAMPLE,
+    summary="Storey-BH on the per-item maximum of the model-wise p-values with the '+1' null-proportion "
+    "estimate at lambda = 0.5, not capped; GCR <= alpha in finite samples for independent items.",
+    run=storey_maxp,
+    fit=lambda pvalues, lam=DEFAULT_LAMBDA: fit_storey_maxp(pvalues, lam=lam),
+    options=("lam",),
+)

@@ -1,0 +1,144 @@
+"""Storey-BH on max-p (the default rule): brute force, properties, error control on fresh tables."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jecs_core.multitest import storey_bh
+from jecs_core.rules import REGISTRY
+from jecs_core.rules.storey_maxp import fit_storey_maxp, storey_maxp
+from jecs_core.selection import jecs, jmcs
+
+
+def brute_force(pvalues, alpha, lam=0.5):
+    """Straight from the definition, with plain loops."""
+    rows = np.atleast_2d(np.asarray(pvalues, dtype=float).T).T.tolist()
+    p_star = [max(row) for row in rows]
+    n = len(p_star)
+    pi0 = (1 + sum(1 for x in p_star if x > lam)) / (n * (1 - lam))
+    ordered = sorted(p_star)
+    r_star = 0
+    for r in range(1, n + 1):
+        if ordered[r - 1] <= alpha * r / (pi0 * n):
+            r_star = r
+    return [r_star > 0 and x <= ordered[r_star - 1] for x in p_star]
+
+
+@st.composite
+def pvalue_tables(draw):
+    n = draw(st.integers(1, 40))
+    k = draw(st.integers(1, 4))
+    if draw(st.booleans()):  # conformal lattice p-values, with ties
+        m1 = draw(st.integers(2, 60))
+        ints = draw(st.lists(st.integers(1, m1), min_size=n * k, max_size=n * k))
+        return np.array(ints, dtype=float).reshape(n, k) / m1
+    vals = draw(st.lists(st.floats(0.0, 1.0), min_size=n * k, max_size=n * k))
+    return np.array(vals).reshape(n, k)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pvalue_tables(), st.sampled_from([0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.9]), st.sampled_from([0.2, 0.5, 0.8]))
+def test_matches_brute_force(p, alpha, lam):
+    assert storey_maxp(p, alpha=alpha, lam=lam).selected.tolist() == brute_force(p, alpha, lam)
+
+
+@settings(max_examples=150, deadline=None)
+@given(pvalue_tables(), st.floats(0.01, 0.5), st.floats(0.01, 0.5))
+def test_monotone_in_alpha(p, a1, a2):
+    low, high = sorted((a1, a2))
+    fit = fit_storey_maxp(p)
+    assert np.all(fit.select(low).selected <= fit.select(high).selected)
+
+
+@settings(max_examples=150, deadline=None)
+@given(pvalue_tables(), st.sampled_from([0.05, 0.1, 0.3]), st.randoms(use_true_random=False))
+def test_order_invariant_and_equals_storey_when_pi0_below_one(p, alpha, rnd):
+    perm = list(range(p.shape[0]))
+    rnd.shuffle(perm)
+    a = storey_maxp(p, alpha=alpha).selected
+    assert a[perm].tolist() == storey_maxp(p[perm], alpha=alpha).selected.tolist()
+    fit = fit_storey_maxp(p)
+    capped = storey_bh(p.max(axis=1), alpha=alpha, pi0=min(1.0, fit.pi0_hat)).selected
+    if fit.pi0_hat <= 1:
+        assert a.tolist() == capped.tolist()
+    else:  # without the cap it never selects more than the capped rule (= JMCS there)
+        assert np.all(a <= capped) and np.all(a <= jmcs(p, alpha=alpha).selected)
+
+
+def test_all_ones_ties_and_fields():
+    assert storey_maxp(np.ones((50, 3)), alpha=0.5).n_selected == 0
+    p = np.array([[0.01], [0.01], [0.01], [0.9], [0.95], [0.8], [0.02]])
+    res = storey_maxp(p, alpha=0.5)
+    assert len(set(res.selected[:3].tolist())) == 1
+    assert res.pi0_hat == pytest.approx((1 + 3) / (7 * 0.5))
+    assert np.array_equal(res.selected, res.p_max <= res.threshold) and res.r_star == res.n_selected
+
+
+def test_registered_as_finite_sample_default_candidate():
+    rule = REGISTRY["storey-maxp"]
+    assert rule.valid and rule.options == ("lam",)
+    p = np.random.default_rng(0).random((30, 2))
+    assert rule.prepare(p, lam="auto").select(0.2).selected.tolist() == storey_maxp(p, alpha=0.2).selected.tolist()
+    with pytest.raises(ValueError, match="lam"):
+        fit_storey_maxp(p, lam=0.0)
+    with pytest.raises(ValueError, match="alpha"):
+        storey_maxp(p, alpha=1.0)
+
+
+def _tables(rng, reps, pool, n_models, mu, corr, single):
+    """Fresh conformal tables: calibration 30% (members of every model), test Bernoulli(0.3)."""
+    m = int(0.3 * pool)
+    n = pool - m
+    members = rng.random((reps, n, n_models)) < 0.3
+    if single:
+        members[:, :, 1:] = False
+    shared_c, shared_t = rng.standard_normal((reps, m, 1)), rng.standard_normal((reps, n, 1))
+    cal = mu + np.sqrt(corr) * shared_c + np.sqrt(1 - corr) * rng.standard_normal((reps, m, n_models))
+    test = mu * members + np.sqrt(corr) * shared_t + np.sqrt(1 - corr) * rng.standard_normal((reps, n, n_models))
+    cal = np.sort(cal, axis=1)
+    for r in range(reps):
+        p = np.column_stack([np.searchsorted(cal[r, :, k], test[r, :, k], side="right") for k in range(n_models)])
+        yield (p + 1.0) / (m + 1), members[r].any(axis=1)
+
+
+def _gcr(rule, tables, alpha):
+    g = np.array([(s & bad).sum() / max(1, s.sum()) for s, bad in
+                  ((rule(p, alpha=alpha).selected, bad) for p, bad in tables)])
+    return g.mean(), g.std(ddof=1) / np.sqrt(g.size)
+
+
+@pytest.mark.parametrize("pool,n_models,mu,corr,single", [(300, 4, 4.0, 0.9, True), (300, 8, 2.1, 0.0, False),
+                                                          (400, 2, 4.0, 0.0, True)])
+def test_gcr_on_fresh_tables(pool, n_models, mu, corr, single):
+    tables = list(_tables(np.random.default_rng(pool * n_models), 400, pool, n_models, mu, corr, single))
+    for alpha in (0.1, 0.3):
+        gcr, se = _gcr(storey_maxp, tables, alpha)
+        assert gcr <= alpha + 3 * se, (alpha, gcr, se)
+
+
+def test_gcr_all_null_uniform_small_n():
+    """The corner where capping pi0 at 1 breaks the bound: every item null, p uniform, n = 5."""
+    rng = np.random.default_rng(11)
+    p = rng.random((40_000, 5))
+    alpha = 0.05
+    rejected = np.array([storey_maxp(row, alpha=alpha).n_selected > 0 for row in p])
+    capped = np.array([storey_bh(row, alpha=alpha, pi0=min(1.0, fit_storey_maxp(row).pi0_hat)).n_selected > 0
+                       for row in p])
+    se = np.sqrt(alpha * (1 - alpha) / p.shape[0])
+    assert rejected.mean() <= alpha + 3 * se          # GCR = P(any selection) here
+    assert capped.mean() > alpha + 3 * se             # the capped variant does exceed alpha
+
+
+def test_validity_check_can_fail():
+    """The same fresh-table check flags the paper's JECS in a one-model, correlated regime."""
+    warnings.simplefilter("ignore")
+    tables = list(_tables(np.random.default_rng(7), 400, 300, 4, 4.0, 0.9, True))
+    gcr, se = _gcr(jecs, tables, 0.1)
+    assert gcr > 0.1 + 3 * se
+    gcr_s, se_s = _gcr(storey_maxp, tables, 0.1)
+    assert gcr_s <= 0.1 + 3 * se_s
