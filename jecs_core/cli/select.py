@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..compare import compare_methods
+from ..compare import compare_methods, compare_pvalues
 from ..data import load_scores
 from ..export import selection_warnings, write_selection
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY
+from ..shift.choose import SHIFT_METHODS
 from .options import add_table_options, alpha_arg, lam_arg, positive_int
 
 
@@ -25,6 +26,13 @@ def register(subparsers) -> None:
                         help=f"selection written to --out (default {DEFAULT_METHOD}; 'all' adds one selected_<method> column per rule)")
     parser.add_argument("--lam", type=lam_arg, default="auto", help="right-tail threshold lambda: 'auto' (default) or a number")
     parser.add_argument("--knn", type=positive_int, default=None, help="kNN size k_n (default ceil(sqrt(m_R)))")
+    parser.add_argument("--covariates", default=None,
+                        help="covariate columns (x_len,x_src or len,src, or 'all') for p-values that account for a "
+                        "calibration shift (docs/CALIBRATION-SHIFT.md); also runs the shift check. Default: plain p-values")
+    parser.add_argument("--shift-method", choices=SHIFT_METHODS, default="auto",
+                        help="how covariates are used: auto (documented rule), weighted, residual, none (default auto)")
+    parser.add_argument("--shift-check", action="store_true",
+                        help="run the model-free shift check (covariates and text features) even without --covariates")
     parser.add_argument("--out", default=None, help="write the selection CSV here (and <name>.json beside it)")
     parser.add_argument("--raw-cells", action="store_true",
                         help="write text cells as they are; by default cells starting with = + - @ get a leading ' "
@@ -71,16 +79,51 @@ def format_summary(table, comparison) -> str:
     return "\n".join(lines)
 
 
+def _shifted(args, table):
+    """The shift check and covariate-aware p-values when asked for (scikit-learn is imported only then)."""
+    if args.covariates is None and not args.shift_check:
+        return None, None
+    from ..shift.table import parse_covariates, table_shift_check, table_shift_pvalues
+
+    try:
+        if args.covariates is not None:
+            args.covariates = parse_covariates(args.covariates)
+        check = table_shift_check(table, covariates=args.covariates or "all")
+        shift = None if args.covariates is None else table_shift_pvalues(table, covariates=args.covariates, method=args.shift_method)
+    except ValueError as exc:  # an unknown covariate, nothing to check
+        raise ValueError(f"--covariates: {exc}") from exc
+    return check, shift
+
+
+def _options(args, check, shift) -> dict:
+    options = {"lam": args.lam, "knn": args.knn, "layout": args.layout, "raw_cells": bool(args.raw_cells),
+               "covariates": None if args.covariates is None else
+               (args.covariates if args.covariates == "all" else list(args.covariates)),
+               "shift_method": args.shift_method}
+    if shift is not None:
+        options["shift"] = shift.to_dict()
+    if check is not None:
+        options["shift_check"] = check.to_dict()
+    return options
+
+
 def run(args: argparse.Namespace) -> int:
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
-    comparison = compare_methods(table, alpha=args.alpha, lam=args.lam, knn=args.knn)
+    check, shift = _shifted(args, table)
+    if shift is None:
+        comparison = compare_methods(table, alpha=args.alpha, lam=args.lam, knn=args.knn)
+    else:
+        comparison = compare_pvalues(shift.pvalues, alpha=args.alpha, lam=args.lam, knn=args.knn,
+                                     models=table.models, contaminated=table.contaminated)
     print(format_summary(table, comparison))
+    for block in (check, shift):
+        if block is not None:
+            print("\n".join(block.lines()))
     warnings = selection_warnings(table, comparison)
     for line in warnings:  # one line each, on stderr so the summary stays parseable
         print(f"jecs select: {line}", file=sys.stderr)
     if args.out:
-        options = {"lam": args.lam, "knn": args.knn, "layout": args.layout, "raw_cells": bool(args.raw_cells)}
         csv_path, json_path = write_selection(args.out, table, comparison, args.method, spreadsheet_safe_cells=not args.raw_cells,
-                                              options=options, warnings=warnings)
+                                              options=_options(args, check, shift), warnings=warnings)
         print(f"wrote {csv_path} ({args.method}) and {json_path}")
     return 0
