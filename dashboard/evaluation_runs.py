@@ -17,6 +17,7 @@ import streamlit as st
 
 from jecs_core import ScoreTable
 from jecs_core.evaluate import evaluate, sweep_k, sweep_knn, sweep_lambda, sweep_rho
+from jecs_core.io import spreadsheet_safe
 from jecs_core.simulate.scenarios import three_block
 
 RESULTS = "jecs.evaluate.results"
@@ -129,3 +130,8 @@ def download_frame(frame: pd.DataFrame, *, data_name: str, data_key: str, seed: 
     """The frame with the data set's name and key and the seed in front, so the CSV says what it measured."""
     return pd.concat([pd.DataFrame({"data_set": data_name, "data_key": data_key, "seed": seed}, index=frame.index),
                       frame], axis=1)
+
+
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    """CSV safe to open in a spreadsheet: a data-set name like ``=cmd()`` is written as text."""
+    return spreadsheet_safe(frame).to_csv(index=False).encode()

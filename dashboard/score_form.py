@@ -103,6 +103,11 @@ def form(settings: OperatorSettings) -> None:
         st.error(escape(f"Scoring failed: {exc.__class__.__name__}: {exc}"), icon=":material/error:")
 
 
+def download_bytes(wide) -> bytes:
+    """The score table as CSV, safe to open in a spreadsheet (formula-leading text cells neutralised)."""
+    return spreadsheet_safe(wide).to_csv(index=False).encode()
+
+
 def last_run() -> None:
     """The last run's report and its score table (spreadsheet-safe CSV)."""
     s = st.session_state
@@ -110,6 +115,6 @@ def last_run() -> None:
         return
     st.subheader("Last run")
     st.code(s[LAST_REPORT], language=None)
-    st.download_button("Download the score table (CSV)", spreadsheet_safe(s[LAST_WIDE]).to_csv(index=False).encode(),
+    st.download_button("Download the score table (CSV)", download_bytes(s[LAST_WIDE]),
                        file_name="scores.csv", mime="text/csv", key="score.download", icon=":material/download:")
     st.page_link("views/select_page.py", label="Continue to Select", icon=":material/arrow_forward:")

@@ -13,7 +13,6 @@ from dashboard import evaluation_runs as runs
 from dashboard import state
 from dashboard.figures.evaluation import plot_gcp_power, plot_sweep
 from jecs_core import METHODS, REGISTRY
-from jecs_core.io import spreadsheet_safe
 
 ALPHA_CHOICES = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5]
 SWEEPS = {
@@ -27,7 +26,7 @@ SWEEPS = {
 
 def _download(frame, label: str, file_name: str, key: str) -> None:
     out = runs.download_frame(frame, data_name=data.name, data_key=data.key, seed=int(seed))
-    st.download_button(label, spreadsheet_safe(out).to_csv(index=False).encode(), file_name=file_name, mime="text/csv",
+    st.download_button(label, runs.csv_bytes(out), file_name=file_name, mime="text/csv",
                        icon=":material/download:", key=key)
 
 
