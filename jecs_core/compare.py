@@ -168,6 +168,8 @@ def compare_methods(
     knn: int | None = None,
     lambda_grid=DEFAULT_LAMBDA_GRID,
     rng: np.random.Generator | None = None,
+    covariates=None,
+    shift_method: str = "auto",
 ) -> Comparison:
     """Conformal p-values of ``table`` and the selections of registered rules at ``alpha``.
 
@@ -188,6 +190,10 @@ def compare_methods(
         Grid for the data-driven lambda.
     rng : numpy.random.Generator, optional
         Randomized tie-breaking of the conformal p-values.
+    covariates, shift_method
+        Covariate-aware p-values for a calibration set unlike the test items
+        (see :func:`jecs_core.table_pvalues` and ``docs/CALIBRATION-SHIFT.md``);
+        ``covariates=None`` gives the plain conformal p-values.
 
     Examples
     --------
@@ -195,7 +201,7 @@ def compare_methods(
     >>> table = jc.load_scores("sample_data/synthetic_k4.csv")  # doctest: +SKIP
     >>> jc.compare_methods(table, alpha=0.1).summary()  # doctest: +SKIP
     """
-    pvalues = table_pvalues(table, rng=rng)
+    pvalues = table_pvalues(table, rng=rng, covariates=covariates, shift_method=shift_method)
     return compare_pvalues(
         pvalues,
         alpha=alpha,

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .scenarios import copula_mixture, heterogeneous_exposure, heterogeneous_strength, shared_latent, three_block
+from .shift_scenarios import location_shift, mixture_shift, no_shift, scale_shift
 from .synthetic import paper_synthetic
 
 
@@ -48,6 +49,22 @@ SCENARIOS: dict[str, Scenario] = {
     "three_block": Scenario(
         "Paper's three-block split (clean a=0.3 / calibration b=0.3 / remainder, rho=0.125) on a 789-item pool, K=16, mu=4.",
         three_block,
+    ),
+    "shift_location": Scenario(
+        "Calibration shift, location: calibration covariate x_len ~ N(1, 1), test N(0, 1); T = 3M + 1.5 x_len + N(0,1), K=3.",
+        location_shift,
+    ),
+    "shift_scale": Scenario(
+        "Calibration shift, scale: calibration x_len ~ N(0, 0.5^2), test N(0, 1); T = 3M + 1.5 x_len + N(0,1), K=3.",
+        scale_shift,
+    ),
+    "shift_mixture": Scenario(
+        "Calibration shift, mixture of sources: calibration 90% source 1, test 50%; T = 3M + x_len + 2 x_src + N(0,1), K=3.",
+        mixture_shift,
+    ),
+    "shift_none": Scenario(
+        "Control for the shift scenarios: x_len ~ N(0, 1) in both splits; T = 3M + 1.5 x_len + N(0,1), K=3.",
+        no_shift,
     ),
 }
 
