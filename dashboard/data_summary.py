@@ -66,9 +66,9 @@ def shift_inputs(table: ScoreTable):
 
 
 def shift_available() -> bool:
-    """True when ``jecs_core`` offers the shift check."""
+    """True when ``jecs_core`` offers the table-level shift check."""
     try:
-        from jecs_core.shift import shift_check  # noqa: F401
+        from jecs_core.shift import table_shift_check  # noqa: F401
     except ImportError:
         return False
     return True
@@ -76,11 +76,8 @@ def shift_available() -> bool:
 
 def run_shift_check(table: ScoreTable, *, seed: int = 0, n_permutations: int = 199):
     """The core's shift check on the table's covariates and texts (None when it has neither)."""
-    from jecs_core.shift import shift_check
+    from jecs_core.shift import table_shift_check
 
-    inputs = shift_inputs(table)
-    if inputs is None:
+    if shift_inputs(table) is None:
         return None
-    test_X, cal_X, names, test_text, cal_text = inputs
-    return shift_check(test_X, cal_X, names=names or None, test_text=test_text, cal_text=cal_text,
-                       n_permutations=n_permutations, rng=np.random.default_rng(seed))
+    return table_shift_check(table, n_permutations=n_permutations, seed=seed)

@@ -153,3 +153,20 @@ def test_use_this_sample_is_always_drawn(at):
     at.selectbox(key=state.SAMPLE_CHOICE).set_value(samples.PAPER_SAMPLE).run()
     assert at.session_state[state.ACTIVE_KEY] == f"sample:{samples.PAPER_SAMPLE}"
     assert at.query_params["sample"] == samples.PAPER_SAMPLE
+
+
+def test_shift_check_on_a_table_with_a_shifted_covariate(at):
+    pytest.importorskip("sklearn")
+    rng = np.random.default_rng(3)
+    n_cal, n_test = 80, 160
+    frame = pd.DataFrame({"item_id": [f"i{i}" for i in range(n_cal + n_test)],
+                          "split": ["calibration"] * n_cal + ["test"] * n_test,
+                          "x_length": np.r_[rng.normal(1.5, 1, n_cal), rng.normal(0, 1, n_test)],
+                          "score_a": rng.normal(size=n_cal + n_test), "score_b": rng.normal(size=n_cal + n_test)})
+    at.session_state[state.UPLOAD_PAYLOAD] = ("shifted.csv", frame.to_csv(index=False).encode())
+    at.run()
+    at.toggle(key="jecs.shift_run").set_value(True).run()
+    assert not at.exception
+    metrics = _metrics(at)
+    assert metrics["Verdict"] == "shifted" and float(metrics["AUC calibration vs test"]) > 0.75
+    assert any("drivers: length" in w.value for w in at.warning)  # the covariate x_length drives it
