@@ -22,12 +22,12 @@ from ._features import TEXT_FEATURES, text_features
 from .check import ShiftCheck, shift_check
 from .choose import SHIFT_METHODS, ShiftPValues, choose_shift_method, shift_pvalues
 from .residual import ResidualFit, residual_pvalues
-from .table import covariate_columns, table_shift_check, table_shift_pvalues
+from .table import covariate_columns, parse_covariates, table_shift_check, table_shift_pvalues
 from .weighted import DensityRatio, effective_sample_size, estimate_density_ratio, weighted_pvalues
 
 __all__ = [
     "TEXT_FEATURES", "text_features", "ShiftCheck", "shift_check",
     "SHIFT_METHODS", "ShiftPValues", "choose_shift_method", "shift_pvalues",
-    "ResidualFit", "residual_pvalues", "covariate_columns", "table_shift_check", "table_shift_pvalues",
+    "ResidualFit", "residual_pvalues", "covariate_columns", "parse_covariates", "table_shift_check", "table_shift_pvalues",
     "DensityRatio", "effective_sample_size", "estimate_density_ratio", "weighted_pvalues",
 ]

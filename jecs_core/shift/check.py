@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from .._validation import check_alpha, check_positive_int
 from ._crossfit import auc, check_rng, make_folds, oof_probabilities, predict_folds
@@ -69,6 +70,18 @@ class ShiftCheck:
         """Names of the covariates with the largest importance (positive ones only)."""
         order = np.argsort(self.importance)[::-1]
         return [self.features[j] for j in order[:top] if self.importance[j] > 0]
+
+    def plot_data(self) -> dict[str, pd.DataFrame]:
+        """Tidy frames for figures: ``scores`` (out-of-fold P(test | x) per item and split),
+        ``null`` (the permutation AUCs, with the observed one in ``attrs["observed"]``),
+        ``covariates`` (per-covariate AUC and importance)."""
+        scores = pd.DataFrame({"split": ["test"] * self.n_test + ["calibration"] * self.n_calibration,
+                               "p_test": np.r_[self.test_prob, self.cal_prob]})
+        null = pd.DataFrame({"null_auc": self.null_auc})
+        null.attrs["observed"] = self.auc
+        covariates = pd.DataFrame({"covariate": self.features, "auc_alone": self.feature_auc,
+                                   "importance": self.importance})
+        return {"scores": scores, "null": null, "covariates": covariates}
 
     def to_dict(self) -> dict:
         """A JSON-ready record for the selection sidecar (no per-item arrays)."""

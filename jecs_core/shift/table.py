@@ -17,6 +17,23 @@ from .choose import ShiftPValues, shift_pvalues
 _PREFIX = "x_"
 
 
+def parse_covariates(text: str):
+    """``--covariates`` value: ``"all"``, or a comma-separated list of names (``x_len,src``) as a tuple.
+
+    Raises
+    ------
+    ValueError
+        For an empty list or an empty name.
+    """
+    text = str(text).strip()
+    if text == "all":
+        return "all"
+    names = tuple(part.strip() for part in text.split(","))
+    if not text or any(not n or n == _PREFIX for n in names):
+        raise ValueError(f"covariates must be 'all' or comma-separated names like x_len,x_src, got {text!r}")
+    return names
+
+
 def covariate_columns(table, covariates) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
     """``(names, test_X, cal_X)`` for ``covariates``: ``"all"``, or names with or without ``x_``.
 

@@ -62,6 +62,10 @@ def test_outputs_are_json_ready_and_printable():
     assert "null_auc" not in record
     text = "\n".join(result.lines())
     assert "AUC" in text and "len" in text
+    frames = result.plot_data()
+    assert len(frames["scores"]) == 100 and set(frames["scores"]["split"]) == {"test", "calibration"}
+    assert len(frames["null"]) == 19 and frames["null"].attrs["observed"] == result.auc
+    assert list(frames["covariates"]["covariate"]) == ["len"]
     with pytest.raises(AttributeError):
         result.auc = 0.5  # frozen
 

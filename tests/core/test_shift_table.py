@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import jecs_core as jc
-from jecs_core.shift import shift_pvalues, table_shift_check, table_shift_pvalues
+from jecs_core.shift import parse_covariates, shift_pvalues, table_shift_check, table_shift_pvalues
 from jecs_core.simulate.shift_scenarios import location_shift, mixture_shift
 
 
@@ -53,3 +53,11 @@ def test_table_shift_check_uses_covariates_and_text(table):
     assert text_only.features[0] == "t_words" and text_only.shifted
     again = table_shift_check(table, n_permutations=19)
     assert again.pvalue == result.pvalue and again.auc == result.auc  # seeded by default
+
+
+def test_parse_covariates():
+    assert parse_covariates("all") == "all"
+    assert parse_covariates("x_len, src") == ("x_len", "src")
+    for bad in ("", "x_len,", "x_"):
+        with pytest.raises(ValueError, match="covariates"):
+            parse_covariates(bad)
