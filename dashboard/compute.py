@@ -70,8 +70,8 @@ def comparison(data_key: str, alpha: float, lam, knn: int | None, table: ScoreTa
 
 
 @st.cache_resource(show_spinner="Computing audit diagnostics...", max_entries=8)
-def diagnostics(data_key: str, _table: ScoreTable):
-    """The label-free audit diagnostics of :mod:`jecs_core` when that release has them, else ``None``."""
-    from . import report
+def diagnostics(data_key: str, alpha: float, lam, knn: int | None, _table: ScoreTable):
+    """The label-free audit diagnostics of :mod:`jecs_core.diagnostics` when that release has them, else ``None``."""
+    from .report import audit_diagnostics_or_none
 
-    return report.audit_diagnostics_or_none(_table, pvalues(data_key, _table))
+    return audit_diagnostics_or_none(_table, alpha=alpha, lam=lam, knn=knn)

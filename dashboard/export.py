@@ -1,21 +1,18 @@
 """The selection export of the data contract (CSV + sidecar JSON) as download bytes.
 
-Built only from :func:`jecs_core.selection_frame` and :func:`jecs_core.selection_metadata`,
-and written by :func:`jecs_core.io.write_table` (spreadsheet-safe by default: text cells that
-start with ``= + - @`` cannot run as formulas), so a download is byte-for-byte what
-``jecs select --out`` writes (bar the sidecar's timestamp).
+Both files come from :func:`jecs_core.write_selection` itself, written to a temporary folder
+and read back, so a download is byte-for-byte what ``jecs select --out`` writes (spreadsheet-safe
+text cells by default; the sidecar differs only by its timestamp and the options recorded).
 """
 
 from __future__ import annotations
 
-import json
 import re
 import tempfile
 from pathlib import Path
 
-from jecs_core import Comparison, ScoreTable, selection_frame, selection_metadata
+from jecs_core import Comparison, ScoreTable, write_selection
 from jecs_core.export import sidecar_path
-from jecs_core.io import write_table
 
 
 def file_names(data_name: str, method: str, alpha: float) -> tuple[str, str]:
@@ -25,14 +22,18 @@ def file_names(data_name: str, method: str, alpha: float) -> tuple[str, str]:
     return csv_name, sidecar_path(csv_name).name
 
 
-def csv_bytes(table: ScoreTable, comparison: Comparison, method: str) -> bytes:
-    """The selection CSV: every test item, ``selected`` (0/1), p-values and carried columns."""
-    frame = selection_frame(table, comparison, method)
+def export_files(table: ScoreTable, comparison: Comparison, method: str, *, options: dict | None = None) -> tuple[bytes, bytes]:
+    """``(csv, json)`` bytes exactly as :func:`jecs_core.write_selection` writes them."""
     with tempfile.TemporaryDirectory(prefix="jecs-export-") as folder:
-        path = write_table(frame, Path(folder) / "selection.csv", spreadsheet_safe=True)
-        return path.read_bytes()
+        csv_path, json_path = write_selection(Path(folder) / "selection.csv", table, comparison, method, options=options)
+        return csv_path.read_bytes(), json_path.read_bytes()
 
 
-def json_bytes(table: ScoreTable, comparison: Comparison, method: str) -> bytes:
-    """The sidecar JSON: method, alpha, lambda, k_n, pi0_hat, input hash, package version, counts."""
-    return (json.dumps(selection_metadata(table, comparison, method), indent=2) + "\n").encode("utf-8")
+def csv_bytes(table: ScoreTable, comparison: Comparison, method: str, *, options: dict | None = None) -> bytes:
+    """The selection CSV: every test item, ``selected`` (0/1), p-values and carried columns."""
+    return export_files(table, comparison, method, options=options)[0]
+
+
+def json_bytes(table: ScoreTable, comparison: Comparison, method: str, *, options: dict | None = None) -> bytes:
+    """The sidecar JSON: the rule and its guarantee, alpha, options, warnings, counts, input hash, version."""
+    return export_files(table, comparison, method, options=options)[1]

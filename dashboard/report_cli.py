@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
     comparison = compare_methods(table, alpha=args.alpha, lam=args.lam, knn=args.knn)
     inputs = ReportInputs(table=table, comparison=comparison, method=args.method, data_name=Path(args.scores).name,
-                          lam=args.lam, knn=args.knn, diagnostics=audit_diagnostics_or_none(table))
+                          lam=args.lam, knn=args.knn, diagnostics=audit_diagnostics_or_none(table, alpha=args.alpha, lam=args.lam, knn=args.knn))
     tmp = out.with_name(out.name + ".part")
     tmp.write_text(build_report(inputs), encoding="utf-8")
     tmp.replace(out)  # all or nothing

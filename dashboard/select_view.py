@@ -23,9 +23,10 @@ WHICH = "jecs.items_which"
 QUERY = "jecs.table_query"
 PAGE = "jecs.items_page"
 URL_LOADED = "jecs.url_loaded"
+DIAGNOSTICS = "jecs.show_diagnostics"
 
 # Select-page keys kept across page switches, with their first values.
-DEFAULTS = {METHOD: DEFAULT_METHOD, FIGURE: FIGURE_KEYS[0], COMPARE: False, ALPHA2: 0.20, WHICH: "selected",
+DEFAULTS = {DIAGNOSTICS: False, METHOD: DEFAULT_METHOD, FIGURE: FIGURE_KEYS[0], COMPARE: False, ALPHA2: 0.20, WHICH: "selected",
             QUERY: "", PAGE: 1}
 
 
@@ -101,10 +102,14 @@ def fit_line(comparison: Comparison, method: str, table: ScoreTable) -> None:
         st.caption(f"{REGISTRY[method].label}: " + " · ".join(parts) + f" · n = {table.n:,}")
 
 
-def figure_section(comparison: Comparison, method: str) -> None:
-    """Only the open figure is built and sent (a segmented control, not tabs: hidden tabs would be sent too)."""
-    key = st.segmented_control("Figure", FIGURE_KEYS, key=FIGURE, required=True,
-                               format_func=lambda k: get_figure_spec(k).title, label_visibility="collapsed")
+def figure_picker() -> str:
+    """The open figure (a segmented control, not tabs: hidden tabs would be built and sent too)."""
+    return st.segmented_control("Figure", FIGURE_KEYS, key=FIGURE, required=True,
+                                format_func=lambda k: get_figure_spec(k).title, label_visibility="collapsed")
+
+
+def draw_figure(key: str, comparison: Comparison, method: str) -> None:
+    """Build and send only figure ``key``, with its caption and a one-figure HTML download."""
     spec = get_figure_spec(key)
     fig = spec.build(comparison, method)
     st.caption(spec.caption)
@@ -135,3 +140,29 @@ def side_by_side(table: ScoreTable, first: Comparison, second: Comparison) -> No
                f"α = {first.alpha:g}; {int((a & ~b).sum()):,} the other way.")
     for _, message in explain.selection_warnings(table, second):
         st.warning(f"At α = {second.alpha:g}: {message}", icon=":material/warning:")
+
+
+def diagnostics_section(data_key: str, table: ScoreTable, alpha: float, lam, knn) -> None:
+    """Label-free audit diagnostics, on request (about a second per data set and α; cached)."""
+    from . import compute
+
+    on = st.toggle("Audit diagnostics (label-free: is the paper's JECS in its safe regime here?)", key=DIAGNOSTICS,
+                   help="Cross-model score correlation, tail size and λ-sensitivity, a bootstrap band for π̂0, and "
+                   "every rule's GCR on synthetic twins of this audit.")
+    if not on:
+        return
+    found = compute.diagnostics(data_key, alpha, lam, knn, table)
+    if found is None:
+        st.info("This jecs_core release has no audit diagnostics.")
+        return
+    with st.container(border=True, key="diagnostics"):
+        verdict = getattr(found, "verdict", None)
+        if verdict:
+            (st.success if getattr(found, "jecs_safe", None) else st.warning)(verdict)
+        for flag in getattr(found, "flags", ()) or ():
+            st.warning(str(flag), icon=":material/warning:")
+        lines = found.lines() if callable(getattr(found, "lines", None)) else None
+        if lines:
+            st.text("\n".join(lines))
+        else:
+            st.json(found.to_dict() if callable(getattr(found, "to_dict", None)) else str(found), expanded=False)

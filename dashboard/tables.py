@@ -85,5 +85,10 @@ def grid_table(fit: JECSFit) -> pd.DataFrame:
 
 
 def counts_table(comparison: Comparison) -> pd.DataFrame:
-    """One row per rule: label, guarantee, selected count and (labelled) GCP / power."""
-    return comparison.summary().drop(columns=["method"], errors="ignore")
+    """One row per rule: its label, selected count and, when labelled, GCP, power and whether GCP > alpha."""
+    summary = comparison.summary()
+    out = pd.DataFrame({"rule": summary["label"], "selected": summary["n_selected"]})
+    for column, name in (("gcp", "GCP"), ("power", "power"), ("over_alpha", "GCP > α")):
+        if column in summary.columns:
+            out[name] = summary[column]
+    return out

@@ -8,7 +8,8 @@ from jecs_core import METHODS, REGISTRY, Guarantee
 
 # One colour per registered rule, by registry order (no rule is special-cased by name):
 # a rule registered later gets the next colour automatically.
-PALETTE: tuple[str, ...] = ("#0f766e", "#4f46e5", "#dc2626", "#6b7280", "#b45309", "#7c3aed", "#0891b2", "#be185d")
+# No red, orange or amber: those mean "warning", "contaminated" and "λ" on this dashboard.
+PALETTE: tuple[str, ...] = ("#0f766e", "#4f46e5", "#0284c7", "#7c3aed", "#64748b", "#be185d", "#4d7c0f", "#78350f")
 METHOD_COLORS: dict[str, str] = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(METHODS)}
 
 # Parts of a score table (Data page) and of the max-p picture (Select page).

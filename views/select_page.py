@@ -1,20 +1,26 @@
 """Select page: choose alpha (and optionally lambda, k_n), compare the registered rules, inspect and export.
 
-Everything below the title runs as one ``st.fragment``: moving alpha, lambda or k_n reruns
-only the fragment (not the frame), builds only the open figure and sends only the visible
-page of the items table.
+Latency: moving alpha reruns one ``st.fragment`` (:func:`live`) only; it redraws the cards,
+the open figure when that figure depends on alpha, and the visible page of the items
+table.  Figures that do not depend on alpha (max-p histogram, envelope, λ grid) are drawn
+by the full run into their slot and are not re-sent on an alpha step.  Only the open
+figure is ever built.
 """
 
+from dataclasses import replace
 from functools import partial
 
 import streamlit as st
 
 from dashboard import compute, export, items_view, select_view, state, ui
 from dashboard.explain import selection_warnings
-from dashboard.report import ReportInputs, build_report, report_file_name
+from dashboard.figures import get_figure_spec
+from dashboard.report import ReportInputs, audit_diagnostics_or_none, build_report, report_file_name
 from dashboard.select_view import ALPHA2, COMPARE, METHOD
 from dashboard.theme import method_label
-from jecs_core import METHODS, REGISTRY
+from jecs_core import DEFAULT_METHOD, METHODS, REGISTRY
+
+COMPARISON = "jecs.select_comparison"  # the fragment's latest comparison, for the full run's alpha-free figure
 
 data = state.active()
 table = data.table
@@ -27,26 +33,29 @@ st.text(f"{data.name} (n = {table.n:,}, m = {table.m:,}, K = {table.K})")
 ui.glossary()
 
 
-def controls() -> tuple[float, object, int | None]:
-    with st.container(border=True):
-        left, mid, right = st.columns([2.2, 1.4, 1.4], gap="large")
-        left.slider("Target GCR α", min_value=0.01, max_value=0.50, step=0.01, format="%.2f", key=state.ALPHA,
-                    help="The highest expected share of contaminated items you accept in the selected subset.")
-        left.toggle("Compare with a second α", key=COMPARE)
-        if st.session_state[COMPARE]:
-            left.slider("Second α", min_value=0.01, max_value=0.50, step=0.01, format="%.2f", key=ALPHA2)
-        mid.radio("Tail threshold λ", [state.AUTO, state.MANUAL], key=state.LAM_MODE, horizontal=True,
-                  help="Max-p values above λ form the right tail the envelope is anchored on. "
-                  "Auto picks λ on the grid 0.5 … 0.9 with the smallest slope F_fit(λ)/λ.")
-        if st.session_state[state.LAM_MODE] == state.MANUAL:
-            mid.slider("λ", min_value=0.05, max_value=0.95, step=0.05, format="%.2f", key=state.LAM,
-                       help="A fixed tail threshold.")
-        right.radio("kNN size k_n", [state.AUTO, state.MANUAL], key=state.KNN_MODE, horizontal=True,
-                    help="Neighbours used to estimate the tail density at λ. Auto uses ⌈√m_R⌉ (m_R = tail size).")
-        if st.session_state[state.KNN_MODE] == state.MANUAL:
-            right.number_input("k_n", min_value=1, max_value=100_000, step=1, key=state.KNN,
-                               help="Clipped to the tail size m_R.")
-    return round(float(st.session_state[state.ALPHA]), 4), state.lambda_setting(), state.knn_setting()
+def tail_controls(mid, right) -> tuple[object, int | None]:
+    """λ and k_n (a change refits the rules: a full rerun)."""
+    mid.radio("Tail threshold λ", [state.AUTO, state.MANUAL], key=state.LAM_MODE, horizontal=True,
+              help="Max-p values above λ form the right tail the envelope is anchored on. "
+              "Auto picks λ on the grid 0.5 … 0.9 with the smallest slope F_fit(λ)/λ.")
+    if st.session_state[state.LAM_MODE] == state.MANUAL:
+        mid.slider("λ", min_value=0.05, max_value=0.95, step=0.05, format="%.2f", key=state.LAM,
+                   help="A fixed tail threshold.")
+    right.radio("kNN size k_n", [state.AUTO, state.MANUAL], key=state.KNN_MODE, horizontal=True,
+                help="Neighbours used to estimate the tail density at λ. Auto uses ⌈√m_R⌉ (m_R = tail size).")
+    if st.session_state[state.KNN_MODE] == state.MANUAL:
+        right.number_input("k_n", min_value=1, max_value=100_000, step=1, key=state.KNN,
+                           help="Clipped to the tail size m_R.")
+    return state.lambda_setting(), state.knn_setting()
+
+
+def alpha_controls() -> float:
+    st.slider("Target GCR α", min_value=0.01, max_value=0.50, step=0.01, format="%.2f", key=state.ALPHA,
+              help="The highest expected share of contaminated items you accept in the selected subset.")
+    st.toggle("Compare with a second α", key=COMPARE)
+    if st.session_state[COMPARE]:
+        st.slider("Second α", min_value=0.01, max_value=0.50, step=0.01, format="%.2f", key=ALPHA2)
+    return round(float(st.session_state[state.ALPHA]), 4)
 
 
 def export_section(comparison, method: str, lam, knn) -> None:
@@ -55,43 +64,74 @@ def export_section(comparison, method: str, lam, knn) -> None:
                "(spreadsheet-safe: text starting with = + - @ is quoted); the sidecar JSON records the settings, "
                "the input's hash and the package version. The report is one HTML file with every figure.")
     row = st.columns([2, 1, 1, 1.2], vertical_alignment="bottom")
-    chosen = row[0].selectbox("Export", [*METHODS, "all"], key="jecs.export_method",
+    chosen = row[0].selectbox("Export", [*METHODS, "all"], key="jecs.export_method", index=METHODS.index(DEFAULT_METHOD),
                               format_func=lambda m: "All rules (one selected_<rule> column each)" if m == "all"
                               else method_label(m))
     csv_name, json_name = export.file_names(data.name, chosen, comparison.alpha)
-    row[1].download_button("Selection CSV", partial(export.csv_bytes, table, comparison, chosen), file_name=csv_name,
+    options = {"lam": lam, "knn": knn}
+    row[1].download_button("Selection CSV", partial(export.csv_bytes, table, comparison, chosen, options=options),
+                           file_name=csv_name,
                            mime="text/csv", on_click="ignore", icon=":material/download:", type="primary",
                            key="download-csv")
-    row[2].download_button("Sidecar JSON", partial(export.json_bytes, table, comparison, chosen), file_name=json_name,
+    row[2].download_button("Sidecar JSON", partial(export.json_bytes, table, comparison, chosen, options=options),
+                           file_name=json_name,
                            mime="application/json", on_click="ignore", icon=":material/data_object:",
                            key="download-json")
-    inputs = ReportInputs(table=table, comparison=comparison, method=method, data_name=data.name, lam=lam, knn=knn,
-                          diagnostics=compute.diagnostics(data.key, table))
-    row[3].download_button("Audit report (HTML)", lambda: build_report(inputs).encode("utf-8"),
+    inputs = ReportInputs(table=table, comparison=comparison, method=method, data_name=data.name, lam=lam, knn=knn)
+    row[3].download_button("Audit report (HTML)", partial(_report_bytes, inputs),
                            file_name=report_file_name(data.name, method, comparison.alpha), mime="text/html",
                            on_click="ignore", icon=":material/summarize:", key="download-report")
     if chosen != "all" and not REGISTRY[chosen].valid:
         st.warning(f"You are exporting {method_label(chosen)}: {REGISTRY[chosen].guarantee.description}.")
 
 
+def _report_bytes(inputs: ReportInputs) -> bytes:
+    """Built on click (a deferred download), diagnostics included when this jecs_core has them."""
+    diagnostics = audit_diagnostics_or_none(inputs.table, alpha=inputs.comparison.alpha)
+    return build_report(replace(inputs, diagnostics=diagnostics)).encode("utf-8")
+
+
+with st.container(border=True):
+    left, mid, right = st.columns([2.2, 1.4, 1.4], gap="large")
+    alpha_slot = left.container()
+    lam, knn = tail_controls(mid, right)
+cards_slot = st.container()
+method = st.segmented_control("Inspect rule", METHODS, key=METHOD, required=True, format_func=method_label,
+                              help="The rule whose fit, figures and items are shown.")
+fit_slot = st.container()
+figure_key = select_view.figure_picker()
+figure_slot = st.container()
+st.subheader("Items")
+items_slot = st.container()
+
+
 @st.fragment
 def live() -> None:
-    alpha, lam, knn = controls()
+    """Everything alpha changes; an alpha step reruns only this."""
+    with alpha_slot:
+        alpha = alpha_controls()
     comparison = compute.comparison(data.key, alpha, lam, knn, table)
-    ui.warnings(selection_warnings(table, comparison))
-    ui.method_cards(comparison)
-    if st.session_state[COMPARE]:
-        second = compute.comparison(data.key, round(float(st.session_state[ALPHA2]), 4), lam, knn, table)
-        select_view.side_by_side(table, comparison, second)
-    method = st.segmented_control("Inspect rule", comparison.methods, key=METHOD, required=True,
-                                  format_func=method_label, help="The rule whose fit, figures and items are shown.")
-    select_view.fit_line(comparison, method, table)
-    select_view.figure_section(comparison, method)
-    st.subheader("Items")
-    index = items_view.items_section(table, comparison, method)
-    items_view.explanation_section(table, comparison, method, index)
-    export_section(comparison, method, lam, knn)
+    st.session_state[COMPARISON] = comparison
+    with cards_slot:
+        ui.warnings(selection_warnings(table, comparison))
+        ui.method_cards(comparison)
+        if st.session_state[COMPARE]:
+            second = compute.comparison(data.key, round(float(st.session_state[ALPHA2]), 4), lam, knn, table)
+            select_view.side_by_side(table, comparison, second)
+    with fit_slot:
+        select_view.fit_line(comparison, method, table)
+        select_view.diagnostics_section(data.key, table, alpha, lam, knn)
+    if not get_figure_spec(figure_key).alpha_free:
+        with figure_slot:
+            select_view.draw_figure(figure_key, comparison, method)
+    with items_slot:
+        index = items_view.items_section(table, comparison, method)
+        items_view.explanation_section(table, comparison, method, index)
+        export_section(comparison, method, lam, knn)
     select_view.write_url(alpha, lam, knn)
 
 
 live()
+if get_figure_spec(figure_key).alpha_free:
+    with figure_slot:
+        select_view.draw_figure(figure_key, st.session_state[COMPARISON], method)

@@ -33,14 +33,14 @@ class ReportInputs:
     diagnostics: object | None = None
 
 
-def audit_diagnostics_or_none(table: ScoreTable, pvalues=None):
-    """``jecs_core.audit_diagnostics(table)`` when this jecs_core has it; ``None`` otherwise or on failure."""
+def audit_diagnostics_or_none(table: ScoreTable, *, alpha: float = 0.1, **options):
+    """``jecs_core.diagnostics.audit_diagnostics(table, alpha=...)`` when this jecs_core has it, else ``None``."""
     try:
-        from jecs_core import audit_diagnostics
+        from jecs_core.diagnostics import audit_diagnostics
     except ImportError:
         return None
     try:
-        return audit_diagnostics(table)
+        return audit_diagnostics(table, alpha=alpha, **options)
     except Exception:  # diagnostics are optional extras: a failure must not block the report
         return None
 
@@ -159,7 +159,10 @@ def build_report(inputs: ReportInputs) -> str:
     warnings = selection_warnings(t, c)
     warn_html = "".join(f"<li>{_e(m)}</li>" for _, m in warnings) or "<li>none</li>"
     provenance = provenance_for(t)
-    sidecar = selection_metadata(t, c, inputs.method)
+    try:
+        sidecar = selection_metadata(t, c, inputs.method, options={"lam": inputs.lam, "knn": inputs.knn})
+    except Exception as exc:  # the report must not fail because one record cannot be built
+        sidecar = {"error": f"the selection record could not be built ({exc.__class__.__name__}: {exc})"}
     sections = [
         ("Settings", _settings(inputs)),
         ("Data", _data_summary(inputs)),

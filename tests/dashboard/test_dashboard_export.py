@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import json
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import jecs_core
 from dashboard import export, samples
+from jecs_core.simulate.synthetic import wide_table
 
 
 @pytest.fixture(scope="module")
@@ -18,13 +22,27 @@ def table():
 @pytest.mark.parametrize("method", [*jecs_core.METHODS, "all"])
 def test_export_bytes_match_write_selection(tmp_path, table, method):
     comparison = jecs_core.compare_methods(table, alpha=0.15)
-    csv_path, json_path = jecs_core.write_selection(tmp_path / "out.csv", table, comparison, method)
-    assert export.csv_bytes(table, comparison, method) == csv_path.read_bytes()
-    ours = json.loads(export.json_bytes(table, comparison, method))
+    options = {"lam": "auto", "knn": None}
+    csv_path, json_path = jecs_core.write_selection(tmp_path / "out.csv", table, comparison, method, options=options)
+    assert export.csv_bytes(table, comparison, method, options=options) == csv_path.read_bytes()
+    ours = json.loads(export.json_bytes(table, comparison, method, options=options))
     theirs = json.loads(json_path.read_text())
     ours.pop("created_utc"), theirs.pop("created_utc")
     assert ours == theirs
-    assert ours["method"] == method and ours["alpha"] == 0.15 and ours["input_sha256"] == table.source_sha256
+    assert ours["alpha"] == 0.15 and ours["input_sha256"] == table.source_sha256
+
+
+def test_export_is_spreadsheet_safe():
+    rng = np.random.default_rng(0)
+    frame = wide_table(rng.standard_normal((30, 2)) + 2, rng.standard_normal((20, 2)), np.zeros((20, 2)))
+    ids = frame["item_id"].astype(object).to_numpy().copy()
+    ids[frame["split"].to_numpy() == "test"] = [f"=HYPERLINK(\"http://x\",\"{i}\")" if i % 2 else f"+cmd{i}" for i in range(20)]
+    frame["item_id"] = ids
+    table = jecs_core.table_from_frame(frame)
+    comparison = jecs_core.compare_methods(table, alpha=0.2)
+    data = pd.read_csv(io.BytesIO(export.csv_bytes(table, comparison, jecs_core.DEFAULT_METHOD)), dtype=str)
+    assert not data["item_id"].str.match(r"^[=+\-@]").any()
+    assert data["item_id"].str.startswith("'").all()
 
 
 def test_file_names_pair_like_the_contract():

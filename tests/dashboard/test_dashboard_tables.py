@@ -78,3 +78,11 @@ def test_grid_table_renames_only(comparison):
     shown = tables.grid_table(fit)
     assert len(shown) == len(fit.grid.lambdas) and "chosen" in shown.columns
     np.testing.assert_array_equal(shown["λ"], fit.grid.to_frame()["lambda"])
+
+
+def test_counts_table_follows_the_summary(comparison):
+    shown = tables.counts_table(comparison)
+    summary = comparison.summary()
+    assert list(shown["rule"]) == [jecs_core.REGISTRY[m].label for m in comparison.methods]
+    np.testing.assert_array_equal(shown["selected"], summary["n_selected"])
+    np.testing.assert_array_equal(shown["GCP > α"], summary["gcp"] > comparison.alpha)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -26,7 +27,8 @@ except ImportError:  # pragma: no cover - depends on the environment
     sync_playwright = None
 
 
-def _skip_reason() -> str | None:
+def skip_reason() -> str | None:
+    """Why the browser tests cannot run here, or ``None``."""
     if sync_playwright is None:
         return "the Python 'playwright' package is not installed (pip install -e '.[test]')"
     if not CHROMIUM.exists():
@@ -34,26 +36,28 @@ def _skip_reason() -> str | None:
     return None
 
 
-def _free_port() -> int:
+_skip_reason = skip_reason  # the name earlier tests used
+
+
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_url():
-    reason = _skip_reason()
-    if reason:
-        pytest.skip(reason)
+@contextlib.contextmanager
+def serve(script: Path, *, log_name: str | None = None, env: dict | None = None):
+    """``streamlit run script`` on a free local port; yields its URL, stops it afterwards."""
     ARTIFACTS.mkdir(exist_ok=True)
-    port = _free_port()
-    log = open(ARTIFACTS / "streamlit.log", "wb")
+    port = free_port()
+    log = open(ARTIFACTS / (log_name or f"streamlit-{Path(script).stem}.log"), "wb")  # noqa: SIM115 - closed in finally
     cmd = [
-        sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+        sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
         "--server.port", str(port), "--server.address", "127.0.0.1",
         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
     ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -65,7 +69,7 @@ def app_url():
             except OSError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not start; see {ARTIFACTS / 'streamlit.log'}")
+                raise RuntimeError(f"streamlit did not start; see {log.name}")
             time.sleep(0.3)
         yield url
     finally:
@@ -78,8 +82,28 @@ def app_url():
 
 
 @pytest.fixture(scope="session")
+def app_url():
+    """A live ``streamlit run app.py`` shared by the session's browser tests."""
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    with serve(ROOT / "app.py", log_name="streamlit.log") as url:
+        yield url
+
+
+@pytest.fixture
+def fresh_app_url():
+    """A server of its own (for tests whose first request must hit a fresh server)."""
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    with serve(ROOT / "app.py", log_name="streamlit-fresh.log") as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
 def browser():
-    reason = _skip_reason()
+    reason = skip_reason()
     if reason:
         pytest.skip(reason)
     with sync_playwright() as pw:

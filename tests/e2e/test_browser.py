@@ -1,26 +1,18 @@
-"""End to end in a real browser: start the app, open every page, move alpha, download the export.
+"""End to end in a real browser: every page opens; the Data and Learn pages render.
 
-Screenshots go to test-artifacts/.  With JECS_UPDATE_SCREENSHOTS=1 the Select page
-screenshot is also copied to docs/screenshots/select.png for the README.
+The Select page's browser tests are in test_browser_select.py.  Screenshots go to
+test-artifacts/; with JECS_UPDATE_SCREENSHOTS=1 the Learn screenshot is copied to docs/screenshots/.
 """
 
 from __future__ import annotations
 
-import io
 import os
 import shutil
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
-import jecs_core
 from dashboard import samples
-
-try:
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-except ImportError:  # the fixtures skip these tests with the reason
-    PlaywrightTimeout = TimeoutError
 
 pytestmark = pytest.mark.browser
 
@@ -46,70 +38,6 @@ def _full_screenshot(page, name: str) -> None:
     page.wait_for_timeout(500)
     page.screenshot(path=str(ARTIFACTS / name))
     page.set_viewport_size(size)
-
-
-def _jecs_count(page) -> int:
-    return int(page.locator('.st-key-card-jecs [data-testid="stMetricValue"]').inner_text().replace(",", ""))
-
-
-def _expected(alpha: float) -> jecs_core.Comparison:
-    table = samples.get(samples.DEFAULT_SAMPLE).loader()
-    p = jecs_core.conformal_pvalues(table.test, table.calibration)
-    return jecs_core.compare_pvalues(p, alpha=alpha, models=table.models, contaminated=table.contaminated)
-
-
-def test_select_page_alpha_and_export(page, app_url):
-    page.goto(f"{app_url}/")  # Select is the default page, served at the root
-    page.get_by_role("heading", name="Select a shared clean subset").wait_for()
-    page.locator(".js-plotly-plot").first.wait_for()
-    _wait_idle(page)
-    assert _jecs_count(page) == _expected(0.10).jecs.n_selected
-
-    slider = page.get_by_role("slider", name="Target GCR α")
-    # Keyboard arrows move the slider one step (0.01) each; a press can be lost while a rerun
-    # redraws the widget, so press until the slider reads 0.20.
-    for _ in range(40):
-        value = float(slider.input_value())
-        if value >= 0.20 - 1e-9:
-            break
-        slider.press("ArrowRight")
-        try:
-            page.wait_for_function("([el, v]) => parseFloat(el.value) != v", arg=[slider.element_handle(), value], timeout=3_000)
-        except PlaywrightTimeout:  # the press was lost to a redraw: press again
-            pass
-    assert float(slider.input_value()) == pytest.approx(0.20)
-    expected = _expected(0.20)
-    page.wait_for_function(
-        "n => document.querySelector('.st-key-card-jecs [data-testid=\"stMetricValue\"]').innerText.replace(/,/g, '') == String(n)",
-        arg=expected.jecs.n_selected,
-    )
-    assert expected.jecs.n_selected != _expected(0.10).jecs.n_selected
-    _wait_idle(page)
-    assert page.locator('[data-testid="stException"]').count() == 0
-    page.mouse.move(0, 0)
-    page.set_viewport_size({"width": 1440, "height": 1320})  # controls, cards and the first chart
-    page.wait_for_timeout(500)
-    page.screenshot(path=str(ARTIFACTS / "select.png"))
-    page.set_viewport_size({"width": 1440, "height": 1000})
-    _full_screenshot(page, "select_full.png")
-    if os.environ.get("JECS_UPDATE_SCREENSHOTS") == "1":
-        target = ROOT / "docs" / "screenshots" / "select.png"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(ARTIFACTS / "select.png", target)
-
-    with page.expect_download() as info:
-        page.get_by_role("button", name="Selection CSV").click()
-    downloaded = pd.read_csv(io.BytesIO(open(info.value.path(), "rb").read()), dtype={"item_id": str})
-    table = samples.get(samples.DEFAULT_SAMPLE).loader()
-    want = jecs_core.selection_frame(table, expected, "jecs")
-    assert info.value.suggested_filename.endswith("_jecs_alpha0.20.csv")
-    pd.testing.assert_frame_equal(downloaded, want, check_dtype=False)
-
-    for name in ("Envelope", "Step-up", "Overlap", "λ grid"):
-        page.get_by_role("tab", name=name).click()
-        page.wait_for_timeout(300)
-        slug = name.lower().replace(" ", "-").replace("λ", "lambda")
-        _full_screenshot(page, f"select_tab_{slug}.png")
 
 
 def test_data_page(page, app_url):

@@ -1,0 +1,152 @@
+"""One alpha step until painted, in real Chromium: the Select page against a bare one-slider page.
+
+Both servers run in the same process tree and are measured interleaved, so the ratio
+cancels the machine's speed.  A step is timed from the key press on the slider until
+the page has finished the rerun and drawn a frame:
+
+* the app: the address bar holds the new ``alpha`` (the Select page writes it last) and
+  no element is stale;
+* the bare page: the echoed value shows and no element is stale.
+
+``--big`` also uploads a 10^6-item, K = 16 score table (Parquet, about 150 MB, under the
+200 MB cap) through the Data page and times the Select page's first render and alpha steps.
+
+    python benchmarks/bench_browser.py [--runs 15] [--big]
+
+Needs the ``playwright`` package and Debian's chromium at /usr/bin/chromium (never downloads a browser).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = "synthetic-k16-10k"
+BARE = '''import streamlit as st
+v = st.slider("Target GCR α", min_value=0.01, max_value=0.50, value=0.10, step=0.01, format="%.2f")
+st.write(f"value = {v:.2f}")
+'''
+SETTLED = "!document.querySelector('[data-stale=\"true\"]')"
+
+
+def _e2e():
+    """The e2e conftest (launch arguments, the live-server helper), loaded by path."""
+    spec = importlib.util.spec_from_file_location("e2e_conftest", ROOT / "tests" / "e2e" / "conftest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _step(page, direction: str, done_js: str, value: float) -> float:
+    slider = page.get_by_role("slider", name="Target GCR α")
+    start = time.perf_counter()
+    slider.press(direction)
+    page.wait_for_function(done_js, arg=f"{value:.2f}", polling="raf", timeout=60_000)
+    return time.perf_counter() - start
+
+
+def _app_done() -> str:
+    return f"v => new URLSearchParams(location.search).get('alpha') == String(parseFloat(v)) && {SETTLED}"
+
+
+def _bare_done() -> str:
+    return f"v => document.body.innerText.includes('value = ' + v) && {SETTLED}"
+
+
+def _series(page, done_js: str, runs: int) -> list[float]:
+    """``runs`` one-step moves of the slider, bouncing between 0.10 and 0.20."""
+    page.bring_to_front()  # a background tab gets no animation frames
+    value = float(page.get_by_role("slider", name="Target GCR α").input_value())
+    times, up = [], True
+    for _ in range(runs):
+        up = value < 0.20 - 1e-9 if up else value <= 0.10 + 1e-9
+        value = round(value + (0.01 if up else -0.01), 2)
+        times.append(_step(page, "ArrowRight" if up else "ArrowLeft", done_js, value))
+        page.wait_for_timeout(150)
+    return times
+
+
+def _ms(times: list[float]) -> str:
+    return f"median {statistics.median(times) * 1000:.0f} ms (min {min(times) * 1000:.0f}, max {max(times) * 1000:.0f}, {len(times)} steps)"
+
+
+def _open(page, url: str, done_js: str) -> float:
+    start = time.perf_counter()
+    page.goto(url)
+    page.wait_for_function(done_js, arg="0.10", polling="raf", timeout=120_000)
+    return time.perf_counter() - start
+
+
+def compare(browser, app_url: str, bare_url: str, runs: int) -> tuple[list[float], list[float]]:
+    app, bare = browser.new_page(viewport={"width": 1440, "height": 1000}), browser.new_page()
+    first = _open(app, f"{app_url}/?sample={SAMPLE}&alpha=0.1", _app_done())
+    _open(bare, bare_url, _bare_done())
+    print(f"app first render (n = 10,000, K = 16): {first:.2f} s")
+    _series(app, _app_done(), 4)  # warm-up: caches, chart libraries
+    _series(bare, _bare_done(), 4)
+    app_times, bare_times = [], []
+    for _ in range(max(1, runs // 5)):  # interleave blocks so drift hits both alike
+        app_times += _series(app, _app_done(), 5)
+        bare_times += _series(bare, _bare_done(), 5)
+    return app_times, bare_times
+
+
+def big_audit(browser, app_url: str, runs: int) -> None:
+    import numpy as np
+
+    from jecs_core.simulate.synthetic import wide_table
+
+    rng = np.random.default_rng(0)
+    n, m, k = 1_000_000, 100_000, 16
+    members = (rng.random((n, k)) < 0.02).astype(np.int8)
+    frame = wide_table(rng.standard_normal((m, k)) + 1.0, rng.standard_normal((n, k)) + 3 * members, members)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "audit_1e6_k16.parquet"
+        frame.to_parquet(path, index=False)
+        print(f"10^6 audit: {path.stat().st_size / 1e6:.0f} MB Parquet, n = {n:,}, m = {m:,}, K = {k}")
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        page.goto(f"{app_url}/data")
+        page.locator("input[type=file]").first.wait_for(state="attached")
+        start = time.perf_counter()
+        page.locator("input[type=file]").first.set_input_files(str(path))
+        page.get_by_text("Loaded audit_1e6_k16.parquet").first.wait_for(timeout=300_000)
+        print(f"upload and validation until 'Loaded': {time.perf_counter() - start:.1f} s")
+    start = time.perf_counter()
+    page.locator('[data-testid="stSidebarNavLink"]', has_text="Select").first.click()
+    page.wait_for_function(_app_done(), arg="0.10", polling="raf", timeout=300_000)
+    print(f"Select page first render (p-values, fits, cards, one figure, one page of items): {time.perf_counter() - start:.1f} s")
+    _series(page, _app_done(), 2)
+    print(f"alpha step at n = 10^6, K = 16: {_ms(_series(page, _app_done(), runs))}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15, help="timed alpha steps per page (default 15)")
+    parser.add_argument("--big", action="store_true", help="also time a 10^6-item, K = 16 upload")
+    args = parser.parse_args()
+    e2e = _e2e()
+    reason = e2e.skip_reason()
+    if reason:
+        raise SystemExit(f"cannot run: {reason}")
+    with tempfile.TemporaryDirectory() as folder:
+        bare_script = Path(folder) / "bare_slider.py"
+        bare_script.write_text(BARE)
+        with e2e.serve(ROOT / "app.py") as app_url, e2e.serve(bare_script) as bare_url, e2e.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(e2e.CHROMIUM), args=e2e.CHROMIUM_ARGS)
+            app_times, bare_times = compare(browser, app_url, bare_url, args.runs)
+            print(f"Select page alpha step: {_ms(app_times)}")
+            print(f"bare one-slider page:   {_ms(bare_times)}")
+            ratio = statistics.median(app_times) / statistics.median(bare_times)
+            print(f"ratio (median app / median bare): {ratio:.2f}  (goal <= 1.5, must <= 2)")
+            if args.big:
+                big_audit(browser, app_url, max(5, args.runs // 2))
+            browser.close()
+
+
+if __name__ == "__main__":
+    main()

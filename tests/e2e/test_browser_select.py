@@ -1,0 +1,123 @@
+"""The Select page in real Chromium: alpha step, per-item explanation, the audit report, a link that reproduces a view.
+
+Screenshots go to test-artifacts/; with JECS_UPDATE_SCREENSHOTS=1 they are also copied to
+docs/screenshots/ (select.png, select_explain.png, select_compare.png, report.png).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+import jecs_core
+from dashboard import samples
+from dashboard.figures import build_all
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+METHOD = jecs_core.DEFAULT_METHOD
+SETTLED = "!document.querySelector('[data-stale=\"true\"]')"
+
+
+def _expected(alpha: float) -> jecs_core.Comparison:
+    return jecs_core.compare_methods(samples.get(samples.DEFAULT_SAMPLE).loader(), alpha=alpha)
+
+
+def _settled(page, alpha: float) -> None:
+    """The Select page has finished the run for ``alpha`` (it writes the URL last) and nothing is stale."""
+    page.wait_for_function(f"a => new URLSearchParams(location.search).get('alpha') == a && {SETTLED}",
+                           arg=f"{alpha:g}", timeout=60_000)
+    page.wait_for_timeout(300)
+
+
+def _count(page, method: str) -> int:
+    return int(page.locator(f'.st-key-card-{method} [data-testid="stMetricValue"]').inner_text().replace(",", ""))
+
+
+def _shot(page, name: str, *, height: int | None = None) -> None:
+    if height:
+        page.set_viewport_size({"width": 1440, "height": height})
+        page.wait_for_timeout(500)
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(ARTIFACTS / name))
+    if os.environ.get("JECS_UPDATE_SCREENSHOTS") == "1":
+        target = ROOT / "docs" / "screenshots" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ARTIFACTS / name, target)
+
+
+def test_alpha_step_updates_cards_and_url(page, app_url):
+    page.goto(f"{app_url}/select?alpha=0.1")
+    _settled(page, 0.1)
+    assert _count(page, METHOD) == _expected(0.10).result(METHOD).n_selected
+    slider = page.get_by_role("slider", name="Target GCR α")
+    for step in range(1, 4):  # three one-step moves, each waited for until painted
+        slider.press("ArrowRight")
+        _settled(page, round(0.1 + 0.01 * step, 2))
+    expected = _expected(0.13)
+    for method in expected.methods:
+        assert _count(page, method) == expected.result(method).n_selected, method
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator(".js-plotly-plot").count() == 1  # only the open figure is sent
+    _shot(page, "select.png", height=1400)
+
+
+def test_item_explanation_is_shown(page, app_url):
+    table = samples.get(samples.DEFAULT_SAMPLE).loader()
+    target = str(table.test_ids[11])
+    page.goto(f"{app_url}/select?alpha=0.1")
+    _settled(page, 0.1)
+    box = page.get_by_label("Search id (exact, then prefix) or text")
+    box.fill(target)
+    box.press("Enter")
+    explanation = page.locator(".st-key-item-explanation")
+    explanation.get_by_text(target, exact=True).wait_for()
+    text = explanation.inner_text()
+    assert "ranks" in text and "r* =" in text and "p* = " in text
+    assert ("keeps it" in text) == bool(_expected(0.1).selected(METHOD)[11])
+    explanation.scroll_into_view_if_needed()
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(ARTIFACTS / "select_explain.png"))
+    if os.environ.get("JECS_UPDATE_SCREENSHOTS") == "1":
+        shutil.copyfile(ARTIFACTS / "select_explain.png", ROOT / "docs" / "screenshots" / "select_explain.png")
+
+
+def test_report_downloads_and_opens_offline_with_every_figure(page, app_url, browser, tmp_path):
+    page.goto(f"{app_url}/select?alpha=0.1")
+    _settled(page, 0.1)
+    with page.expect_download(timeout=120_000) as info:
+        page.get_by_role("button", name="Audit report (HTML)").click()
+    path = tmp_path / info.value.suggested_filename
+    info.value.save_as(path)
+    assert path.suffix == ".html" and path.stat().st_size > 1_000_000
+    want = build_all(_expected(0.1), METHOD)
+    offline = browser.new_context(offline=True, viewport={"width": 1200, "height": 900})
+    try:
+        report = offline.new_page()
+        report.goto(path.as_uri())
+        report.locator(".js-plotly-plot .main-svg").nth(len(want) - 1).wait_for(timeout=60_000)
+        assert report.locator(".js-plotly-plot").count() == len(want)
+        shown = [report.locator("section.figure").nth(i).get_attribute("data-figure") for i in range(len(want))]
+        assert shown == list(want)
+        report.locator("#figures").scroll_into_view_if_needed()
+        report.wait_for_timeout(300)
+        report.screenshot(path=str(ARTIFACTS / "report.png"))
+        if os.environ.get("JECS_UPDATE_SCREENSHOTS") == "1":
+            shutil.copyfile(ARTIFACTS / "report.png", ROOT / "docs" / "screenshots" / "report.png")
+    finally:
+        offline.close()
+
+
+def test_a_link_reproduces_the_view_with_two_alphas(page, app_url):
+    page.goto(f"{app_url}/select?alpha=0.25&method=jmcs&fig=stepup&alpha2=0.1")
+    _settled(page, 0.25)
+    assert float(page.get_by_role("slider", name="Target GCR α").input_value()) == pytest.approx(0.25)
+    assert page.get_by_text("α = 0.1", exact=True).count() >= 1
+    page.get_by_text("Step-up of JMCS").first.wait_for()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    _shot(page, "select_compare.png", height=1500)
