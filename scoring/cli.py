@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 
 from .settings import (
@@ -149,6 +150,7 @@ def handle_score(args: argparse.Namespace) -> int:
 
     from transformers.utils import logging as hf_logging
 
+    from .cache import CacheWarning
     from .progress import tqdm_progress
     from .runner import run_scoring
     from .texts import read_texts
@@ -159,14 +161,20 @@ def handle_score(args: argparse.Namespace) -> int:
     texts = read_texts(args.texts)
     progress, close = tqdm_progress()
     try:
-        output = run_scoring(
-            texts, models, args.score, settings=settings, token_budget=args.token_budget, device=args.device,
-            dtype=args.dtype, cache_dir=None if args.no_cache else args.cache_dir, progress=progress,
-            reference=args.reference, allow_pickle=args.allow_pickle_weights, engine=args.engine,
-            engine_options=engine_options, shard_size=args.shard_size,
-        )
+        # Cache problems are reported, not fatal: the part is set aside and its rows scored again.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", CacheWarning)
+            output = run_scoring(
+                texts, models, args.score, settings=settings, token_budget=args.token_budget, device=args.device,
+                dtype=args.dtype, cache_dir=None if args.no_cache else args.cache_dir, progress=progress,
+                reference=args.reference, allow_pickle=args.allow_pickle_weights, engine=args.engine,
+                engine_options=engine_options, shard_size=args.shard_size,
+            )
     finally:
         close()
+    for warning in caught:
+        if issubclass(warning.category, CacheWarning):
+            print(f"warning: {warning.message}", file=sys.stderr)
     _write_table(output.wide, args.out)
     if args.all_scores is not None:
         _write_table(output.long, args.all_scores)

@@ -1,0 +1,88 @@
+"""Benchmark: the Ray engine against the local engine on the same texts and model.
+
+One random-weight Llama (width 128, 4 layers, vocabulary 8000, word-level
+tokenizer; ``scoring.testing``) scores the same texts three ways, each into a
+fresh cache: the local engine (the baseline, this process, 2 torch threads),
+``engine="ray"`` with one actor (2 threads) and with two actors (1 thread
+each). Ray is started once, locally, with 2 CPUs (its start-up is timed on its
+own); every Ray run includes starting its actors and loading the model in them.
+Prints wall seconds, texts/s, the ratio to the local engine and the largest
+relative difference from the local engine's scores.
+
+    python benchmarks/bench_ray.py [--texts 240] [--shard-size 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import torch  # noqa: E402
+
+from scoring import run_scoring  # noqa: E402
+from scoring.ray_engine import ensure_ray  # noqa: E402
+from scoring.testing import build_model, build_tokenizer, random_text  # noqa: E402
+
+VOCAB = 8000
+
+
+def make_model(directory: Path) -> Path:
+    model = build_model("llama", vocab_size=VOCAB, hidden=128, layers=4, max_positions=256, init_range=0.05)
+    model.save_pretrained(directory)
+    build_tokenizer(VOCAB, add_bos=True).save_pretrained(directory)
+    return directory
+
+
+def make_texts(n: int) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    texts = [random_text(rng, int(w), vocab_size=VOCAB) for w in rng.integers(40, 121, size=n)]
+    return pd.DataFrame({"item_id": range(n), "split": ["test"] * n, "text": texts})
+
+
+def timed(label, fn):
+    start = time.perf_counter()
+    out = fn()
+    return label, time.perf_counter() - start, out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--texts", type=int, default=240)
+    parser.add_argument("--shard-size", type=int, default=30)
+    args = parser.parse_args(argv)
+    root = Path(tempfile.mkdtemp(prefix="bench_ray_"))
+    model = {"m": make_model(root / "model")}
+    table = make_texts(args.texts)
+    common = {"token_budget": 2048, "shard_size": args.shard_size}
+    print(f"{args.texts} texts of 40-120 words, shard size {args.shard_size}, random Llama width 128 x 4 layers, "
+          f"vocabulary {VOCAB}; {torch.get_num_threads()} torch threads in this process; CPU only")
+
+    torch.set_num_threads(2)
+    local = timed("local engine (2 threads)", lambda: run_scoring(table, model, cache_dir=root / "local", **common))
+    start = time.perf_counter()
+    ensure_ray(address=None, num_cpus=2, object_store_mb=256)
+    ray_start = time.perf_counter() - start
+    runs = [local]
+    for workers in (1, 2):
+        runs.append(timed(f"ray, {workers} worker(s)", lambda w=workers: run_scoring(
+            table, model, cache_dir=root / f"ray{w}", engine="ray", engine_options={"workers": w}, **common)))
+    base = local[2].long["value"].to_numpy()
+    print(f"Ray start-up (local, 2 CPUs): {ray_start:.1f} s (not in the rows below)")
+    print(f"{'run':<26}{'wall s':>8}{'texts/s':>9}{'local/run':>11}{'max rel diff':>14}")
+    for label, wall, out in runs:
+        values = out.long["value"].to_numpy()
+        diff = np.nanmax(np.abs(values - base) / np.maximum(np.abs(base), 1e-12))
+        print(f"{label:<26}{wall:>8.1f}{args.texts / wall:>9.1f}{local[1] / wall:>11.2f}{diff:>14.1e}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
