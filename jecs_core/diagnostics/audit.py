@@ -98,8 +98,8 @@ def _flags(correlation: ScoreCorrelation, tail: TailDiagnostics) -> tuple[str, .
 
 def audit_diagnostics(table, *, alpha: float = 0.1, lam="auto", knn: int | None = None,
                       lambda_grid: Sequence[float] = DEFAULT_LAMBDA_GRID, seed: int | None = 0, bootstrap: int = 200,
-                      twin_tables: int = 100, twin: bool = True,
-                      methods: Sequence[str] | None = None) -> AuditDiagnostics:
+                      twin_tables: int = 100, twin: bool = True, methods: Sequence[str] | None = None,
+                      workers: int | None = None) -> AuditDiagnostics:
     """Every label-free diagnostic of an audit: correlation, JECS tail, pi0 band, matched-twin risk check.
 
     Parameters
@@ -115,11 +115,14 @@ def audit_diagnostics(table, *, alpha: float = 0.1, lam="auto", knn: int | None 
     bootstrap : int
         Bootstrap replicates of pi0_hat (>= 2).
     twin_tables : int
-        Fresh twin tables per exposure pattern (>= 2); about 1 s per 200 on a small audit.
+        Fresh twin tables per exposure pattern (>= 2).  Twins of audits with more than
+        3,000 test items are drawn at 3,000 (``fit_twin(max_test=...)``).
     twin : bool
         Run the matched-twin risk check.
     methods : sequence of str, optional
         Rules of the twin check; default every registered rule.
+    workers : int, optional
+        Threads of the twin check; default every core (the numbers do not depend on it).
 
     Returns
     -------
@@ -135,7 +138,7 @@ def audit_diagnostics(table, *, alpha: float = 0.1, lam="auto", knn: int | None 
     check = None
     if twin:
         check = twin_evaluate(table, alphas=(alpha,), tables=twin_tables, seed=seed, methods=methods, lam=lam,
-                              knn=knn, lambda_grid=lambda_grid)
+                              knn=knn, lambda_grid=lambda_grid, workers=workers)
     safe = None if check is None else check.asymptotic_safe
     return AuditDiagnostics(alpha, correlation, tail, band, check, safe, _flags(correlation, tail))
 

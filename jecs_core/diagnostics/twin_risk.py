@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ..envelope import DEFAULT_LAMBDA_GRID
-from ..evaluate._params import check_alphas, check_methods, check_progress, rule_options
+from ..evaluate._params import check_alphas, check_methods, check_progress, check_workers, rule_options
 from ..evaluate.draws import draw_plan
 from ..evaluate.protocol import run_protocol
 from ..evaluate.summary import standard_error
@@ -116,10 +117,37 @@ def _twin_rows(pattern: str, methods, alphas, gcp: np.ndarray, power: np.ndarray
     return rows
 
 
+def _run_twins(model: TwinModel, patterns, tables: int, seed: int, *, alphas, methods, options, workers: int,
+               progress) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """GCP, power and selection size of every (pattern, twin), arrays (P, M, A, T).
+
+    Twin ``(j, t)`` draws from its own stream, so the numbers do not depend on ``workers``;
+    ``progress`` is called from the calling thread.
+    """
+    shape = (len(patterns), len(methods), len(alphas), tables)
+    gcp, power, size = np.empty(shape), np.empty(shape), np.empty(shape)
+    plan = draw_plan(model.m, model.n, reps=1, fraction=1.0, seed=0)  # one full draw: the twin table itself
+
+    def one(job: tuple[int, int]):
+        j, t = job
+        twin = model.sample(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(j, t))), patterns[j])
+        return job, run_protocol(twin, plan, alphas=alphas, methods=methods, settings=(options,))
+
+    jobs = [(j, t) for j in range(len(patterns)) for t in range(tables)]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        done = pool.map(one, jobs) if workers > 1 else map(one, jobs)
+        for count, ((j, t), runs) in enumerate(done, start=1):
+            gcp[j, ..., t], power[j, ..., t] = runs.gcp[:, 0, :, 0], runs.power[:, 0, :, 0]
+            size[j, ..., t] = runs.n_selected[:, 0, :, 0]
+            if progress is not None:
+                progress(count, len(jobs))
+    return gcp, power, size
+
+
 def twin_evaluate(table, *, alphas: Sequence[float] = (0.1, 0.2, 0.3), tables: int = 200, seed: int | None = 0,
                   methods: Sequence[str] | None = None, patterns: Sequence[str] = tuple(PATTERNS), lam="auto",
                   knn: int | None = None, lambda_grid: Sequence[float] = DEFAULT_LAMBDA_GRID,
-                  model: TwinModel | None = None,
+                  model: TwinModel | None = None, workers: int | None = None,
                   progress: Callable[[int, int], None] | None = None) -> TwinEvaluation:
     """Unconditional GCR and power of every rule on fresh synthetic twins of ``table``.
 
@@ -141,6 +169,8 @@ def twin_evaluate(table, *, alphas: Sequence[float] = (0.1, 0.2, 0.3), tables: i
         The shared rule options (each rule takes the ones it accepts).
     model : TwinModel, optional
         A twin already fitted on ``table`` (:func:`fit_twin`); fitted here when omitted.
+    workers : int, optional
+        Threads; default every core.  The numbers do not depend on it.
     progress : callable, optional
         ``progress(done, total)`` in twin tables.
     """
@@ -154,17 +184,9 @@ def twin_evaluate(table, *, alphas: Sequence[float] = (0.1, 0.2, 0.3), tables: i
     progress = check_progress(progress)
     seed = int(np.random.SeedSequence(check_seed(seed)).entropy)
     model = fit_twin(table) if model is None else model
-    shape = (len(patterns), len(methods), len(alphas), tables)
-    gcp, power, size = np.empty(shape), np.empty(shape), np.empty(shape)
-    plan = draw_plan(model.m, model.n, reps=1, fraction=1.0, seed=0)  # one full draw: the twin table itself
-    for j, pattern in enumerate(patterns):
-        for t in range(tables):
-            twin = model.sample(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(j, t))), pattern)
-            runs = run_protocol(twin, plan, alphas=alphas, methods=methods, settings=(options,))
-            gcp[j, ..., t], power[j, ..., t] = runs.gcp[:, 0, :, 0], runs.power[:, 0, :, 0]
-            size[j, ..., t] = runs.n_selected[:, 0, :, 0]
-            if progress is not None:
-                progress(j * tables + t + 1, len(patterns) * tables)
+    workers = check_workers(workers)
+    gcp, power, size = _run_twins(model, patterns, tables, seed, alphas=alphas, methods=methods, options=options,
+                                  workers=workers, progress=progress)
     rows = [r for j, p in enumerate(patterns) for r in _twin_rows(p, methods, alphas, gcp[j], power[j], size[j])]
     return TwinEvaluation(pd.DataFrame(rows, columns=list(TWIN_COLUMNS)), model, gcp, power, methods, patterns,
                           alphas, tables, seed, time.perf_counter() - started)

@@ -105,9 +105,10 @@ def test_verdicts_on_the_shipped_audits():
 def test_twin_run_is_seeded_and_exported_from_evaluate():
     assert exported_twin_evaluate is twin_evaluate
     table = _model(m=60, n=120).sample(np.random.default_rng(2), "spread")
-    a = twin_evaluate(table, alphas=(0.2,), tables=4, seed=11)
-    b = twin_evaluate(table, alphas=(0.2,), tables=4, seed=11)
+    a = twin_evaluate(table, alphas=(0.2,), tables=4, seed=11, workers=1)
+    b = twin_evaluate(table, alphas=(0.2,), tables=4, seed=11, workers=3)
     np.testing.assert_array_equal(a.gcp, b.gcp)
+    np.testing.assert_array_equal(a.power, b.power)
     assert set(a.summary["method"]) == set(METHODS) and set(a.summary["pattern"]) == set(PATTERNS)
 
 
@@ -118,6 +119,15 @@ def test_twin_arguments_are_checked_by_name(kwargs, name):
     table = _model(m=30, n=50).sample(np.random.default_rng(0), "spread")
     with pytest.raises(ValueError, match=name):
         twin_evaluate(table, **{"tables": 2, **kwargs})
+
+
+def test_large_audits_are_twinned_at_a_capped_size():
+    table = _model(m=900, n=2000).sample(np.random.default_rng(6), "spread")
+    capped = fit_twin(table, max_test=500)
+    assert (capped.n, capped.m) == (500, 225)
+    full = fit_twin(table)
+    assert (full.n, full.m) == (2000, 900)
+    np.testing.assert_allclose(capped.shift, full.shift, atol=0.5)
 
 
 def test_audit_without_twin_has_no_verdict():
