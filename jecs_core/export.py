@@ -99,14 +99,23 @@ def selection_warnings(table: ScoreTable, comparison: Comparison) -> list[str]:
     return found
 
 
+def _fit_of(result) -> dict | None:
+    if getattr(result, "lam", None) is None and not getattr(result, "fallback_to_jmcs", False):
+        return None
+    fields = {key: getattr(result, attr) for key, attr in _FIT_FIELDS if hasattr(result, attr)}
+    mode = getattr(getattr(result, "fit", None), "lambda_mode", None)
+    return {**fields, **({"lambda_mode": mode} if mode is not None else {})}
+
+
 def _fit_fields(comparison: Comparison, primary: str) -> dict:
-    for name in (primary,) + comparison.methods:
-        result = comparison.result(name)
-        if getattr(result, "lam", None) is not None or getattr(result, "fallback_to_jmcs", False):
-            fields = {key: getattr(result, attr) for key, attr in _FIT_FIELDS}
-            fields["lambda_mode"] = result.fit.lambda_mode if hasattr(result, "fit") else None
-            return {**fields, "fit_method": name}
-    return {}
+    """Fit scalars (lambda, k_n, ...): every rule's under ``fits``; at the top level the chosen rule's,
+    else those of the first rule with a full envelope fit (the paper's JECS), as earlier sidecars had them."""
+    fits = {name: fit for name in comparison.methods if (fit := _fit_of(comparison.result(name))) is not None}
+    if not fits:
+        return {}
+    full = [name for name in fits if len(fits[name]) > len(_FIT_FIELDS)]
+    top = primary if primary in fits else (full or list(fits))[0]
+    return {**fits[top], "fit_method": top, "fits": fits}
 
 
 def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | None = None, *,
@@ -160,6 +169,13 @@ def sidecar_text(record: dict) -> str:
     return json.dumps(record, indent=2) + "\n"
 
 
+def check_selection_paths(path: str | Path, *, inputs=()) -> tuple[Path, Path]:
+    """The CSV path and its sidecar, refused when not ``.csv``, a directory, in a missing directory, or an input."""
+    inputs = [p for p in inputs if p and Path(p).exists()]
+    path = check_output_path(path, suffixes=(".csv",), inputs=inputs)
+    return path, check_output_path(sidecar_path(path), suffixes=(".json",), inputs=inputs, what="sidecar")
+
+
 def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison, method: str | None = None, *,
                     spreadsheet_safe_cells: bool = True, options: dict | None = None,
                     warnings: list[str] | None = None) -> tuple[Path, Path]:
@@ -169,9 +185,7 @@ def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison,
     directory, and a CSV or sidecar path that is the input file (symlinks resolved).
     ``spreadsheet_safe_cells=False`` writes text cells raw (``jecs select --raw-cells``).
     """
-    inputs = [table.source] if table.source and Path(table.source).exists() else []
-    path = check_output_path(path, suffixes=(".csv",), inputs=inputs)
-    side = check_output_path(sidecar_path(path), suffixes=(".json",), inputs=inputs, what="sidecar")
+    path, side = check_selection_paths(path, inputs=[table.source])
     frame = selection_frame(table, comparison, method)
     record = selection_metadata(table, comparison, method, options=options, warnings=warnings,
                                 spreadsheet_safe_cells=spreadsheet_safe_cells)

@@ -7,7 +7,7 @@ import sys
 
 from ..compare import compare_methods, compare_pvalues
 from ..data import load_scores
-from ..export import selection_warnings, write_selection
+from ..export import check_selection_paths, selection_warnings, write_selection
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY
 from ..shift.choose import SHIFT_METHODS
 from .options import add_table_options, alpha_arg, lam_arg, positive_int
@@ -108,6 +108,8 @@ def _options(args, check, shift) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out:  # refuse a bad output path before any work
+        check_selection_paths(args.out, inputs=[args.scores])
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
     check, shift = _shifted(args, table)
     if shift is None:
