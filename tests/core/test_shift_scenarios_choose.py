@@ -88,3 +88,20 @@ def test_irrelevant_covariate_without_shift_picks_weighted_and_costs_little():
     assert auto.method == "weighted" and auto.ratio.ess_fraction > 0.9
     plain = jc.conformal_pvalues(test, cal)
     assert np.max(np.abs(auto.pvalues - plain)) < 0.1
+
+
+@pytest.mark.parametrize("name", ["shift_scale", "shift_mixture"])
+def test_auto_with_the_default_rule_holds_alpha_where_plain_does_not(name):
+    """Fresh tables: the default rule on auto p-values holds alpha; on plain p-values it exceeds it."""
+    alpha, reps = 0.1, 40
+    generator = SHIFT_SCENARIOS[name][1]
+    plain, aware = [], []
+    for seed in range(reps):
+        frame = generator(np.random.default_rng(1000 + seed), pool_size=600)
+        test, cal, tX, cX = _arrays(frame)
+        contaminated = frame.loc[frame.split == "test", [c for c in frame if c.startswith("member_")]].to_numpy().any(axis=1)
+        for store, p in ((plain, jc.conformal_pvalues(test, cal)), (aware, shift_pvalues(test, cal, tX, cX).pvalues)):
+            store.append(jc.gcp(jc.select(p, alpha=alpha).selected, contaminated))
+    plain, aware = np.array(plain), np.array(aware)
+    assert aware.mean() <= alpha + 2 * aware.std(ddof=1) / np.sqrt(reps)
+    assert plain.mean() > alpha + 2 * plain.std(ddof=1) / np.sqrt(reps)
