@@ -26,6 +26,11 @@ means more member-like; tick *Lower scores = member* for perplexity or loss. Sav
 spreadsheets as comma-separated CSV.
 """
 
+WRAP_CSS = """<style>
+.st-key-data-choosers > div { flex: 1 1 320px !important; min-width: 320px; }
+.st-key-data-cards > div { flex: 1 1 170px !important; min-width: 170px; }
+</style>"""
+
 
 def _chosen_score() -> str | None:
     sample = samples.get(st.session_state[state.SAMPLE_CHOICE])
@@ -45,12 +50,11 @@ def _sample_key() -> str:
 
 def _upload_column() -> None:
     st.subheader(":material/upload_file: Upload a score table")
-    options = st.columns(2)
-    options[0].radio(
+    st.radio(
         "Layout", ["auto", "wide", "long"], key=state.UPLOAD_LAYOUT, horizontal=True,
         help="'auto' reads a table with `model` and `score` columns (and no `score_` columns) as long.",
     )
-    options[1].checkbox(
+    st.checkbox(
         "Lower scores = member", key=state.UPLOAD_LOWER,
         help="Tick when smaller scores mean more member-like (raw perplexity, loss); scores are negated on load.",
     )
@@ -112,26 +116,31 @@ notice = st.session_state.pop(state.NOTICE, None)
 if notice:
     st.info(notice, icon=":material/info:")
 
-pick, drop = st.columns(2, gap="large")
-with drop.container(border=True):
+# Flex boxes that wrap instead of columns that squeeze: at 800 px with the sidebar open the two
+# panels stack rather than truncating their labels (the min-width is in WRAP_CSS).
+st.html(WRAP_CSS)
+with st.container(horizontal=True, gap="large", key="data-choosers"):
+    pick = st.container(border=True, key="data-pick")
+    drop = st.container(border=True, key="data-drop")
+with drop:
     _upload_column()
-with pick.container(border=True):
+with pick:
     _sample_column()
 
 data = state.active()
 table = data.table
 st.header("Active data set", divider="gray")
 st.text(data.name)
-cards = st.columns(4)
-cards[0].metric("Test items (n)", f"{table.n:,}", border=True, help="Candidates to select from.")
-cards[1].metric("Calibration items (m)", f"{table.m:,}", border=True, help="Known members of every model.")
-cards[2].metric("Models (K)", table.K, border=True)
-if table.has_labels:
-    share = float(table.contaminated.mean())
-    cards[3].metric("Labels", "present", border=True,
-                    help=f"{share:.1%} of test items are members of at least one model (contaminated).")
-else:
-    cards[3].metric("Labels", "absent", border=True, help="Without member labels GCP and power cannot be shown.")
+with st.container(horizontal=True, key="data-cards"):
+    st.metric("Test items (n)", f"{table.n:,}", border=True, help="Candidates to select from.")
+    st.metric("Calibration items (m)", f"{table.m:,}", border=True, help="Known members of every model.")
+    st.metric("Models (K)", table.K, border=True)
+    if table.has_labels:
+        share = float(table.contaminated.mean())
+        st.metric("Labels", "present", border=True,
+                  help=f"{share:.1%} of test items are members of at least one model (contaminated).")
+    else:
+        st.metric("Labels", "absent", border=True, help="Without member labels GCP and power cannot be shown.")
 st.caption("Models")
 st.text(", ".join(table.models))
 # The file name only: a sample's source is a path on the server, which is nobody's business.
