@@ -165,3 +165,24 @@ def test_twin_verdict_from_one_table_agrees_with_the_generators_truth(name):
     twin = twin_evaluate(table_from_frame(make(np.random.default_rng(1))), alphas=(0.1,), tables=100, seed=0,
                          methods=("jecs",))
     assert twin.safe("jecs") is (not truly_unsafe)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 4), m=st.integers(2, 30), n=st.integers(2, 40),
+       levels=st.integers(2, 6), far_below=st.booleans())
+def test_audit_diagnostics_survive_small_tied_and_degenerate_tables(seed, k, m, n, levels, far_below):
+    # Tiny calibration sets, heavy ties, one model, or every test item below all calibration
+    # scores (JECS falls back to JMCS): the bundle still returns strict JSON and a verdict.
+    from jecs_core import table_from_frame
+    from jecs_core.simulate.synthetic import wide_table
+
+    rng = np.random.default_rng(seed)
+    cal = rng.integers(0, levels, (m, k)).astype(float) + (100.0 if far_below else 0.0)
+    test = rng.integers(0, levels, (n, k)).astype(float)
+    table = table_from_frame(wide_table(cal, test, np.zeros((n, k), dtype=np.int8)))
+    found = audit_diagnostics(table, bootstrap=5, twin_tables=2, seed=seed % 1000, workers=1)
+    json.dumps(found.to_dict(), allow_nan=False)
+    assert found.summary().splitlines()[-1].startswith("verdict:")
+    assert 0 <= found.pi0_band.low <= found.pi0_band.high <= 1
+    if far_below:
+        assert found.tail.lam is None and found.pi0_band.fallback_rate == 1.0
