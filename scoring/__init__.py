@@ -7,16 +7,19 @@ public names below are loaded on first use, so the dashboard can import
 
 Public API
 ----------
-run_scoring(texts, models, score="minkpp", ...) -> ScoringOutput
-    Wide table (``score_<model>`` for one score) + long table (all four) + report.
+run_scoring(texts, models, score="minkpp", ..., engine="local"|"ray") -> ScoringOutput
+    Wide table (``score_<model>`` for one score) + long table (every computed score) + report.
 all_scores(texts, models, ...) -> DataFrame
     The long table ``item_id, model, score_name, value`` alone.
 read_texts(path) / validate_texts(frame)
     The texts table ``item_id, split, text[, member_<model>]``.
 ScoreSettings
-    k ratios, ``max_length``, ``prepend_bos``.
+    k ratios, ``max_length``, ``prepend_bos``, ``long_texts`` / ``stride``.
+SCORE_NAMES / SCORE_LABELS / REGISTRY
+    The registered detection scores (:mod:`scoring.registry`).
 load_model / score_texts
-    Lower level: one model, a list of texts, an (n, 4) array.
+    Lower level: one model, a list of texts, an (n, scores) array; loader
+    failures raise :class:`ModelLoadError` (a ``ValueError``, one line).
 
 See ``scoring/README.md`` for the scores, the NaN policy and the cache.
 """
@@ -41,6 +44,8 @@ _LAZY = {
     "TextScores": "engine",
     "model_source": "sources",
     "ModelSource": "sources",
+    "ModelLoadError": "sources",
+    "REGISTRY": "registry",
 }
 
 __all__ = ["DEFAULT_SCORE", "SCORE_LABELS", "SCORE_NAMES", "ScoreSettings", *_LAZY]

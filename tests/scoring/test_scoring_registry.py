@@ -161,3 +161,12 @@ def test_chunked_head_equals_full_logits_at_any_chunk_size(dirs):
             part = scored_statistics(lm.model, ids, mask, start, needed=registry.STATISTICS, chunk_elements=chunk)
             torch.testing.assert_close(part, full, rtol=1e-5, atol=1e-5)
     assert full.shape == (3, 5 + 2)
+
+
+def test_the_readme_documents_every_registered_score():
+    from pathlib import Path
+
+    readme = (Path(scoring.__file__).parent / "README.md").read_text()
+    for name, spec in registry.REGISTRY.items():
+        assert f"| `{name}` |" in readme, f"scoring/README.md has no row for the score {name!r}"
+        assert spec.citation, f"score {name!r} has no citation"
