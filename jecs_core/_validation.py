@@ -52,3 +52,88 @@ def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
     if value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
+
+
+# ---- One validator per kind of value (issue 10, item 4). Messages match the copies they replace. ----
+
+def _number(value, name: str, expected: str) -> float:
+    """``value`` as a finite float; booleans and text are refused (True is not 1, "0.5" is not 0.5)."""
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        raise ValueError(f"{name} must be {expected}, got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be {expected}, got {value!r}") from None
+    if not np.isfinite(number):
+        raise ValueError(f"{name} must be {expected}, got {value!r}")
+    return number
+
+
+def check_fraction(value, name: str, *, include_zero: bool = True, include_one: bool = True) -> float:
+    """A number in [0, 1]; ``include_zero`` / ``include_one`` close or open each end (``(0, 1]`` for a draw fraction)."""
+    interval = f"{'[' if include_zero else '('}0, 1{']' if include_one else ')'}"
+    number = _number(value, name, f"a number in {interval}")
+    low_ok = number >= 0.0 if include_zero else number > 0.0
+    high_ok = number <= 1.0 if include_one else number < 1.0
+    if not (low_ok and high_ok):
+        raise ValueError(f"{name} must be in {interval}, got {value!r}")
+    return number
+
+
+def check_lambda(lam, name: str = "lam") -> float:
+    """A right-tail threshold lambda in the open interval (0, 1)."""
+    number = _number(lam, name, "a number in the open interval (0, 1)")
+    if not 0.0 < number < 1.0:
+        raise ValueError(f"{name} must be in the open interval (0, 1), got {lam!r}")
+    return number
+
+
+def check_lam(lam, name: str = "lam"):
+    """The ``lam`` option: ``"auto"`` (data-driven) or a lambda in (0, 1)."""
+    if isinstance(lam, str):
+        if lam != "auto":
+            raise ValueError(f"{name} must be 'auto' or a number in (0, 1), got {lam!r}")
+        return lam
+    return check_lambda(lam, name)
+
+
+def check_lambda_grid(grid, name: str = "lambda_grid") -> tuple[float, ...]:
+    """A non-empty sequence of lambdas in (0, 1)."""
+    if isinstance(grid, (str, bytes)) or not hasattr(grid, "__iter__"):
+        raise ValueError(f"{name} must be a sequence of numbers in (0, 1), got {grid!r}")
+    values = tuple(check_lambda(g, f"{name} value") for g in grid)
+    if not values:
+        raise ValueError(f"{name} must hold at least one value")
+    return values
+
+
+def check_knn(knn, name: str = "knn") -> int | None:
+    """The kNN size: a positive integer, or ``None`` for the automatic ``ceil(sqrt(m_R))``."""
+    if knn is None:
+        return None
+    try:
+        whole = not isinstance(knn, (bool, str, bytes)) and float(knn).is_integer() and int(knn) >= 1
+    except (TypeError, ValueError, OverflowError):
+        whole = False
+    if not whole:
+        raise ValueError(f"{name} must be a positive integer or None (automatic), got {knn!r}")
+    return int(knn)
+
+
+def check_seed(seed, name: str = "seed") -> int | None:
+    """The one seed convention: a non-negative integer, or ``None`` for fresh entropy."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"{name} must be a non-negative integer or None, got {seed!r}")
+    return int(seed)
+
+
+def check_rng(rng, name: str = "rng", *, allow_none: bool = True) -> np.random.Generator:
+    """A ``numpy.random.Generator`` (``None`` -> a fresh one when ``allow_none``)."""
+    if rng is None and allow_none:
+        return np.random.default_rng()
+    if not isinstance(rng, np.random.Generator):
+        allowed = " or None" if allow_none else ""
+        raise ValueError(f"{name} must be a numpy.random.Generator{allowed}, got {type(rng).__name__}")
+    return rng
