@@ -45,7 +45,8 @@ def register(subparsers) -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument(
-        "--texts", required=True, type=Path, help="CSV or Parquet with item_id, split, text[, member_<model>]"
+        "--texts", required=True, type=Path,
+        help="CSV or Parquet with item_id, split, text[, member_<model>], or a directory of such shards"
     )
     parser.add_argument(
         "--model",
@@ -84,6 +85,13 @@ def register(subparsers) -> argparse.ArgumentParser:
     parser.add_argument(
         "--prepend-bos", action="store_true", help="put BOS before each text so its first token is scored"
     )
+    _add_run_options(parser)
+    parser.set_defaults(handler=handle_score)
+    return parser
+
+
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    """Long texts, weight safety, the cache and the engine."""
     parser.add_argument(
         "--long-texts", choices=LONG_TEXT_MODES, default="truncate",
         help="texts over --max-length tokens: truncate, or score every token in sliding windows (default %(default)s)",
@@ -100,8 +108,6 @@ def register(subparsers) -> argparse.ArgumentParser:
     ray.add_argument("--address", help="Ray cluster to join; without it a small local Ray is started")
     ray.add_argument("--workers", type=int, default=1, help="actors per model, each holding one copy (default 1)")
     ray.add_argument("--shard-size", type=int, default=512, help="texts per shard, the unit of resumption (default 512)")
-    parser.set_defaults(handler=handle_score)
-    return parser
 
 
 def _check_output(path: Path | None, option: str) -> None:

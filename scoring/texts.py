@@ -17,32 +17,44 @@ _NA_STRINGS = [
 ]  # fmt: skip
 
 
-def read_texts(path: str | Path) -> pd.DataFrame:
-    """Read and validate a texts table from CSV or Parquet.
-
-    Raises
-    ------
-    ValueError
-        If the file does not exist, its format is unknown, or
-        :func:`validate_texts` rejects it.
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"texts file {str(p)!r} does not exist")
+def _read_file(p: Path) -> pd.DataFrame:
     suffix = p.suffix.lower()
     if suffix == ".csv":
         header = pd.read_csv(p, nrows=0).columns
-        frame = pd.read_csv(
+        return pd.read_csv(
             p,
             dtype={"text": str},
             keep_default_na=False,
             na_values={c: _NA_STRINGS for c in header if c != "text"},
         )
-    elif suffix in (".parquet", ".pq"):
-        frame = pd.read_parquet(p)
-    else:
-        raise ValueError(f"texts file {str(p)!r}: expected a .csv or .parquet file")
-    return validate_texts(frame, source=f"texts file {str(p)!r}")
+    if suffix in (".parquet", ".pq"):
+        return pd.read_parquet(p)
+    raise ValueError(f"texts file {str(p)!r}: expected a .csv or .parquet file")
+
+
+def read_texts(path: str | Path) -> pd.DataFrame:
+    """Read and validate a texts table from CSV or Parquet, or from a directory of such shards.
+
+    A directory is read as the concatenation of its ``*.csv``, ``*.parquet``
+    and ``*.pq`` files in name order (e.g. ``part-00000.parquet`` ...), so a
+    corpus too large for one file can be handed over as shards.
+
+    Raises
+    ------
+    ValueError
+        If the path does not exist, a format is unknown, a directory holds no
+        shards, or :func:`validate_texts` rejects the table.
+    """
+    p = Path(path)
+    if p.is_dir():
+        shards = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in (".csv", ".parquet", ".pq"))
+        if not shards:
+            raise ValueError(f"texts directory {str(p)!r} holds no .csv or .parquet shards")
+        frame = pd.concat([_read_file(f) for f in shards], ignore_index=True)
+        return validate_texts(frame, source=f"texts directory {str(p)!r} ({len(shards)} shards)")
+    if not p.is_file():
+        raise ValueError(f"texts file {str(p)!r} does not exist")
+    return validate_texts(_read_file(p), source=f"texts file {str(p)!r}")
 
 
 def validate_texts(frame: pd.DataFrame, *, source: str = "texts table") -> pd.DataFrame:

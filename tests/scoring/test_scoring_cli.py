@@ -131,3 +131,25 @@ def test_three_models_scored_then_selected(models, texts_csv, tmp_path):
     assert selection.is_file()
     chosen = pd.read_csv(selection)
     assert {"item_id", "selected"} <= set(chosen.columns) and len(chosen) == 30
+
+
+def test_texts_can_be_a_directory_of_csv_and_parquet_shards(models, texts_csv, tmp_path):
+    from scoring.texts import read_texts
+
+    whole = read_texts(texts_csv)
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    whole.iloc[:20].to_parquet(shards / "part-0.parquet", index=False)
+    whole.iloc[20:45].to_csv(shards / "part-1.csv", index=False)
+    whole.iloc[45:].to_parquet(shards / "part-2.parquet", index=False)
+    (shards / "README.md").write_text("not a shard")
+    pd.testing.assert_frame_equal(read_texts(shards), whole)
+    out_dir, out_file = tmp_path / "a.csv", tmp_path / "b.csv"
+    spec = ["--model", f"a={models['alpha']}", "--no-cache"]
+    assert run_cli(["score", "--texts", str(shards), *spec, "--out", str(out_dir)]) == 0
+    assert run_cli(["score", "--texts", str(texts_csv), *spec, "--out", str(out_file)]) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(out_dir), pd.read_csv(out_file))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ValueError, match="no .csv or .parquet shards"):
+        read_texts(empty)
