@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
 from jecs_core import ScoreTable
 
@@ -16,17 +15,19 @@ def auc(scores, labels) -> float:
     """Area under the ROC curve of ``scores`` for ``labels`` (1 = member), ties counted one half.
 
     The Mann-Whitney form: the share of (member, non-member) pairs the score orders
-    correctly. NaN when either class is empty.
+    correctly. One sort of the non-members and two binary searches per member, so a
+    million items take milliseconds. NaN when either class is empty.
     """
     scores = np.asarray(scores, dtype=float)
     labels = np.asarray(labels).astype(bool)
     if scores.shape != labels.shape:
         raise ValueError(f"scores and labels must have the same shape, got {scores.shape} and {labels.shape}")
-    n_pos, n_neg = int(labels.sum()), int((~labels).sum())
-    if n_pos == 0 or n_neg == 0:
+    positives, negatives = scores[labels], np.sort(scores[~labels])
+    if positives.size == 0 or negatives.size == 0:
         return float("nan")
-    ranks = rankdata(scores)
-    return float((ranks[labels].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+    below = np.searchsorted(negatives, positives, side="left").sum(dtype=np.float64)
+    tied = np.searchsorted(negatives, positives, side="right").sum(dtype=np.float64) - below
+    return float((below + 0.5 * tied) / (positives.size * negatives.size))
 
 
 def member_auc(table: ScoreTable) -> pd.DataFrame:

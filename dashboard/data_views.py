@@ -43,10 +43,15 @@ def distributions(table: ScoreTable) -> None:
         shown = st.multiselect("Models shown", table.models, default=list(table.models[:8]),
                                help="Pick up to 16 models to draw.", max_selections=16)
     if shown:
-        st.plotly_chart(plot_score_distributions(table, shown), key="score-distributions")
+        st.plotly_chart(_distributions(state.active().key, table, tuple(shown)), key="score-distributions")
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_data(show_spinner="Drawing the score distributions…", max_entries=16)
+def _distributions(data_key: str, _table: ScoreTable, shown: tuple[str, ...]):
+    return plot_score_distributions(_table, list(shown))
+
+
+@st.cache_data(show_spinner="Computing each model's member AUC…", max_entries=16)
 def _member_auc(data_key: str, _table: ScoreTable) -> pd.DataFrame:
     return data_summary.member_auc(_table)
 
@@ -104,3 +109,14 @@ def shift_section(data_key: str, table: ScoreTable) -> None:
     drivers = pd.DataFrame({"feature": check.features, "AUC alone": check.feature_auc,
                             "AUC drop when shuffled": check.importance})
     st.dataframe(drivers, hide_index=True, width="stretch", key="shift-drivers")
+
+
+@st.cache_data(show_spinner="Building the preview…", max_entries=8)
+def _preview(data_key: str, _table: ScoreTable, rows: int) -> pd.DataFrame:
+    return _table.to_frame().groupby("split", sort=False).head(rows)
+
+
+def preview(data_key: str, table: ScoreTable, rows: int = 200) -> None:
+    """The first rows of each split, built on request (a million-row table takes a second or two)."""
+    if st.toggle(f"Preview the table (first {rows} rows of each split)", key="jecs.preview"):
+        st.dataframe(_preview(data_key, table, rows), hide_index=True)

@@ -156,8 +156,6 @@ if table.has_labels:
     data_views.member_auc_section(data.key, table)
 data_views.shift_section(data.key, table)
 
-with st.expander("Preview the table (first 200 rows of each split)"):
-    frame = table.to_frame()
-    st.dataframe(frame.groupby("split", sort=False).head(200), hide_index=True)
+data_views.preview(data.key, table)
 
 st.page_link("views/select_page.py", label="Continue to Select", icon=":material/arrow_forward:")
