@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from jecs_core import compare_methods, load_scores
 from jecs_cli import main
+from jecs_core import compare_methods, load_scores
 
 SAMPLE = "sample_data/synthetic_k4.csv"
 
@@ -137,3 +137,35 @@ def test_python_dash_m_entry_point():
     assert "JECS" in done.stdout
     bad = subprocess.run([sys.executable, "-m", "jecs_core", "select", "missing.csv"], capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stderr.count("\n") == 1
+
+
+def test_select_with_covariates_runs_the_shift_check(tmp_path, capsys):
+    pytest.importorskip("sklearn")
+    table_module = pytest.importorskip("jecs_core.shift.table")
+    if not hasattr(table_module, "parse_covariates"):
+        pytest.skip("jecs_core.shift.table.parse_covariates not available in this checkout")
+    from jecs_core.simulate.shift_scenarios import location_shift
+
+    path = tmp_path / "shift.csv"
+    location_shift(np.random.default_rng(0)).to_csv(path, index=False)
+    out = tmp_path / "s.csv"
+    assert main(["select", str(path), "--covariates", "x_len", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "shift check:" in printed and "covariate-aware p-values: residual" in printed
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert meta["options"]["shift"]["method"] == "residual" and meta["options"]["covariates"] == ["x_len"]
+    assert main(["select", str(path), "--covariates", "x_nope"]) == 2
+    assert capsys.readouterr().err.startswith("jecs select: error: --covariates: ")
+
+
+def test_select_default_method_and_warnings_are_one_line_each(tmp_path, capsys):
+    from jecs_core import DEFAULT_METHOD, REGISTRY
+
+    out = tmp_path / "sel.csv"
+    assert main(["select", SAMPLE, "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert f"wrote {out} ({DEFAULT_METHOD})" in captured.out
+    assert all(line.startswith("jecs select: warning: ") for line in captured.err.splitlines())
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert meta["method"] == DEFAULT_METHOD and meta["guarantee"] == REGISTRY[DEFAULT_METHOD].guarantee.value
+    assert meta["warnings"] == [line.removeprefix("jecs select: ") for line in captured.err.splitlines()]
