@@ -24,9 +24,11 @@ QUERY = "jecs.table_query"
 PAGE = "jecs.items_page"
 URL_LOADED = "jecs.url_loaded"
 DIAGNOSTICS = "jecs.show_diagnostics"
+PANEL = "jecs.panel"
+PANELS = {"figures": "Figures", "items": "Items and explanations", "export": "Export and report"}
 
 # Select-page keys kept across page switches, with their first values.
-DEFAULTS = {DIAGNOSTICS: False, METHOD: DEFAULT_METHOD, FIGURE: FIGURE_KEYS[0], COMPARE: False, ALPHA2: 0.20, WHICH: "selected",
+DEFAULTS = {PANEL: "figures", DIAGNOSTICS: False, METHOD: DEFAULT_METHOD, FIGURE: FIGURE_KEYS[0], COMPARE: False, ALPHA2: 0.20, WHICH: "selected",
             QUERY: "", PAGE: 1}
 
 
@@ -42,7 +44,7 @@ def restore_state() -> None:
     """Keep this page's widget values across pages and, once per session, read them from the URL.
 
     URL keys: ``alpha``, ``lam`` (``auto`` or a number), ``knn`` (``auto`` or an integer),
-    ``method``, ``fig``, ``alpha2`` (turns the side-by-side view on).
+    ``method``, ``view`` (the open panel), ``fig``, ``alpha2`` (turns the side-by-side view on).
     """
     s = st.session_state
     for key, default in DEFAULTS.items():
@@ -68,6 +70,8 @@ def restore_state() -> None:
         s[METHOD] = q["method"]
     if q.get("fig") in FIGURE_KEYS:
         s[FIGURE] = q["fig"]
+    if q.get("view") in PANELS:
+        s[PANEL] = q["view"]
     alpha2 = _number(q.get("alpha2"), 0.01, 0.5)
     if alpha2 is not None:
         s[COMPARE], s[ALPHA2] = True, round(alpha2, 2)
@@ -77,7 +81,7 @@ def write_url(alpha: float, lam, knn) -> None:
     """Put the view in the address bar so a link reproduces it (``sample`` is the frame's)."""
     s = st.session_state
     wanted = {"alpha": f"{alpha:g}", "lam": "auto" if lam == "auto" else f"{lam:g}",
-              "knn": "auto" if knn is None else str(knn), "method": s[METHOD], "fig": s[FIGURE]}
+              "knn": "auto" if knn is None else str(knn), "method": s[METHOD], "view": s[PANEL], "fig": s[FIGURE]}
     if s[COMPARE]:
         wanted["alpha2"] = f"{float(s[ALPHA2]):g}"
     elif "alpha2" in st.query_params:
@@ -100,6 +104,11 @@ def fit_line(comparison: Comparison, method: str, table: ScoreTable) -> None:
             parts.append(f"{name} = {fmt.format(value)}")
     if parts:
         st.caption(f"{REGISTRY[method].label}: " + " · ".join(parts) + f" · n = {table.n:,}")
+
+
+def panel_picker() -> str:
+    """Figures, items or export: one panel open at a time, so an alpha step sends only that one."""
+    return st.segmented_control("Show", list(PANELS), key=PANEL, required=True, format_func=PANELS.get)
 
 
 def figure_picker() -> str:

@@ -7,9 +7,11 @@ written with ``st.text`` or as table cells, never as Markdown.
 
 from __future__ import annotations
 
+import html
+
 import streamlit as st
 
-from jecs_core import REGISTRY, Comparison
+from jecs_core import REGISTRY, Comparison, Guarantee
 
 from . import explain, state
 from .theme import GUARANTEE_BADGES, METHOD_COLORS, short_label
@@ -32,12 +34,22 @@ GLOSSARY = """
 """
 
 
+CARD_CSS = """
+.jecs-cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 0.75rem; }
+.jecs-card { border: 1px solid rgba(49, 51, 63, 0.2); border-left: 6px solid; border-radius: 0.5rem;
+             padding: 0.7rem 0.9rem; font-size: 0.9rem; }
+.jecs-card[data-invalid] { background: #fafafa; }
+.jecs-name { font-size: 0.9rem; color: rgb(49, 51, 63); }
+.jecs-count { font-size: 2.1rem; line-height: 1.3; }
+.jecs-badge { display: inline-block; border-radius: 0.4rem; padding: 0 0.45rem; font-size: 0.8rem; margin: 0.2rem 0; }
+.jecs-gcp { margin-top: 0.3rem; } .jecs-over { color: #b91c1c; font-weight: 600; }
+.jecs-note { margin-top: 0.3rem; font-size: 0.78rem; color: rgba(49, 51, 63, 0.65); }
+"""
+
+
 def inject_css() -> None:
-    """Colour each method card's edge with the method's colour (cards are keyed ``card-<method>``)."""
-    rules = [f".st-key-card-{m} {{ border-left: 6px solid {c} !important; border-radius: 0.5rem; }}"
-             for m, c in METHOD_COLORS.items()]
-    rules += [f".st-key-card-{m} {{ background: #fafafa; }}" for m, rule in REGISTRY.items() if not rule.valid]
-    st.html("<style>" + "\n".join(rules) + "</style>")
+    """The method cards' stylesheet (each card's edge takes the rule's colour from the registry order)."""
+    st.html(f"<style>{CARD_CSS}</style>")
 
 
 def guarantee_badge(method: str, *, over_alpha: bool = False) -> None:
@@ -73,29 +85,55 @@ def glossary() -> None:
         st.markdown(GLOSSARY)
 
 
-def _card(comparison: Comparison, method: str, row) -> None:
+_BADGE_COLORS = {"green": ("#dcfce7", "#166534"), "orange": ("#ffedd5", "#9a3412"), "red": ("#fee2e2", "#991b1b")}
+
+
+def _badge_html(text: str, color: str) -> str:
+    background, ink = _BADGE_COLORS[color]
+    return f"<span class='jecs-badge' style='background:{background};color:{ink}'>{html.escape(text)}</span>"
+
+
+def _card_html(comparison: Comparison, method: str, row) -> str:
     rule = REGISTRY[method]
     over = bool(row.get("over_alpha", False))
-    st.metric(short_label(method), f"{int(row['n_selected']):,}",
-              help=f"Items selected at α = {comparison.alpha:g}. {rule.summary} Guarantee: {rule.guarantee.description}.")
-    guarantee_badge(method, over_alpha=over)
+    text, _, color = GUARANTEE_BADGES[rule.guarantee]
+    badge = _badge_html("GCP above α here", "red") if (over and rule.valid) else _badge_html(text, color)
+    tip = f"Items selected at α = {comparison.alpha:g}. {rule.summary} Guarantee: {rule.guarantee.description}."
+    parts = [f"<div class='jecs-name'>{html.escape(short_label(method))}</div>",
+             f"<div class='jecs-count'>{int(row['n_selected']):,}</div>", badge]
     if "gcp" in row:
-        gcp = f":red[**GCP {row['gcp']:.3f} > α**]" if over else f"GCP {row['gcp']:.3f}"
-        st.markdown(f"{gcp} · power {row['power']:.3f}")
+        gcp = f"GCP {row['gcp']:.3f}" + (" &gt; α" if over else "")
+        parts.append(f"<div class='jecs-gcp{' jecs-over' if over else ''}'>{gcp} · power {row['power']:.3f}</div>")
     note = explain.gcp_note(comparison, method)
     if note:
-        st.caption(note)
+        parts.append(f"<div class='jecs-note'>{html.escape(note)}</div>")
+    invalid = " data-invalid='1'" if rule.guarantee is Guarantee.INVALID else ""
+    return (f"<div class='jecs-card' data-method='{html.escape(method)}'{invalid} title='{html.escape(tip)}' "
+            f"style='border-left-color:{METHOD_COLORS[method]}'>{''.join(parts)}</div>")
 
 
-def method_cards(comparison: Comparison, *, key_prefix: str = "card") -> None:
-    """One card per rule run: selected count, guarantee badge, GCP / power and a sentence when GCP > α."""
+def cards_html(comparison: Comparison) -> str:
+    """Every rule's card as one HTML block (one element to send on an alpha step, not five per rule).
+
+    Only registry text and numbers go in; each is escaped.
+    """
     summary = comparison.summary().set_index("method")
-    methods = comparison.methods
-    for column, method in zip(st.columns(len(methods)), methods):
-        with column.container(border=True, key=f"{key_prefix}-{method}"):
-            _card(comparison, method, summary.loc[method])
+    cards = "".join(_card_html(comparison, m, summary.loc[m]) for m in comparison.methods)
+    # The stylesheet travels with the cards so they look right whatever the frame injected.
+    return f"<style>{CARD_CSS}</style><div class='jecs-cards'>{cards}</div>"
+
+
+def method_cards(comparison: Comparison) -> None:
+    """One card per rule run: selected count, guarantee badge, GCP / power and a sentence when GCP > α."""
+    st.html(cards_html(comparison))
+
+
+def _plain_markdown(text: str) -> str:
+    """Escape the characters Markdown would act on (``p*`` must not start italics)."""
+    return "".join("\\" + ch if ch in "\\`*_[]<>#$:~|" else ch for ch in text)
 
 
 def warnings(messages: list[tuple[str | None, str]]) -> None:
-    for _, message in messages:
-        st.warning(message, icon=":material/warning:")
+    """All warnings in one element (an alpha step sends one, not one per message)."""
+    if messages:
+        st.warning("\n\n".join(_plain_markdown(m) for _, m in messages), icon=":material/warning:")

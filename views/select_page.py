@@ -1,10 +1,10 @@
 """Select page: choose alpha (and optionally lambda, k_n), compare the registered rules, inspect and export.
 
-Latency: moving alpha reruns one ``st.fragment`` (:func:`live`) only; it redraws the cards,
-the open figure when that figure depends on alpha, and the visible page of the items
-table.  Figures that do not depend on alpha (max-p histogram, envelope, λ grid) are drawn
-by the full run into their slot and are not re-sent on an alpha step.  Only the open
-figure is ever built.
+Latency: moving alpha reruns one ``st.fragment`` (:func:`live`) only; it redraws the cards
+and the open panel (figures / items and explanations / export and report): the open figure
+when it depends on alpha, or the visible page of the items table.  Figures that do not
+depend on alpha (max-p histogram, envelope, λ grid) are drawn by the full run and are not
+re-sent on an alpha step.  Closed panels and figures are never built.
 """
 
 from dataclasses import replace
@@ -59,7 +59,6 @@ def alpha_controls() -> float:
 
 
 def export_section(comparison, method: str, lam, knn) -> None:
-    st.subheader("Export")
     st.caption("The selection CSV lists every test item with `selected` (0/1), p-values and carried columns "
                "(spreadsheet-safe: text starting with = + - @ is quoted); the sidecar JSON records the settings, "
                "the input's hash and the package version. The report is one HTML file with every figure.")
@@ -99,10 +98,9 @@ cards_slot = st.container()
 method = st.segmented_control("Inspect rule", METHODS, key=METHOD, required=True, format_func=method_label,
                               help="The rule whose fit, figures and items are shown.")
 fit_slot = st.container()
-figure_key = select_view.figure_picker()
-figure_slot = st.container()
-st.subheader("Items")
-items_slot = st.container()
+panel = select_view.panel_picker()  # only the open panel is built and sent
+figure_key = select_view.figure_picker() if panel == "figures" else None
+panel_slot = st.container()
 
 
 @st.fragment
@@ -121,17 +119,18 @@ def live() -> None:
     with fit_slot:
         select_view.fit_line(comparison, method, table)
         select_view.diagnostics_section(data.key, table, alpha, lam, knn)
-    if not get_figure_spec(figure_key).alpha_free:
-        with figure_slot:
+    with panel_slot:
+        if panel == "figures" and not get_figure_spec(figure_key).alpha_free:
             select_view.draw_figure(figure_key, comparison, method)
-    with items_slot:
-        index = items_view.items_section(table, comparison, method)
-        items_view.explanation_section(table, comparison, method, index)
-        export_section(comparison, method, lam, knn)
+        elif panel == "items":
+            index = items_view.items_section(table, comparison, method)
+            items_view.explanation_section(table, comparison, method, index)
+        elif panel == "export":
+            export_section(comparison, method, lam, knn)
     select_view.write_url(alpha, lam, knn)
 
 
 live()
-if get_figure_spec(figure_key).alpha_free:
-    with figure_slot:
+if panel == "figures" and get_figure_spec(figure_key).alpha_free:
+    with panel_slot:  # drawn by the full run: an alpha step does not re-send it
         select_view.draw_figure(figure_key, st.session_state[COMPARISON], method)

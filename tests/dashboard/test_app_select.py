@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -28,9 +29,15 @@ def at() -> AppTest:
     return AppTest.from_file(APP, default_timeout=60).run()
 
 
+CARD = re.compile(r"data-method='([^']+)'[^>]*>.*?<div class='jecs-count'>([\d,]+)</div>")
+
+
+def _cards(at) -> str:
+    return next(h.proto.body for h in at.get("html") if "jecs-cards" in h.proto.body)
+
+
 def _counts(at) -> dict[str, int]:
-    labels = {r.label.split(" (")[0]: name for name, r in jecs_core.REGISTRY.items()}
-    return {labels[x.label]: int(x.value.replace(",", "")) for x in at.metric}
+    return {m: int(v.replace(",", "")) for m, v in CARD.findall(_cards(at))}
 
 
 def _expected(table, alpha, lam="auto", knn=None) -> dict[str, int]:
@@ -67,14 +74,13 @@ def test_manual_lambda_and_knn(at, table):
 def test_honest_labels(at, table):
     """Green 'controls the GCR' only for finite-sample rules, and never beside a GCP above alpha."""
     comparison = jecs_core.compare_methods(table, alpha=0.1)
-    badges = [b.proto.markdown.body for b in at.get("badge")] if at.get("badge") else []
-    text = _texts(at) + " ".join(badges)
+    text = _texts(at) + _cards(at)
     summary = comparison.summary().set_index("method")
     n_green = sum(bool(r.valid and not summary.loc[m, "over_alpha"]) for m, r in jecs_core.REGISTRY.items())
     assert text.count("controls the GCR") >= n_green
     for method in comparison.methods:
         if summary.loc[method, "over_alpha"]:
-            assert f"GCP {summary.loc[method, 'gcp']:.3f} > α" in text
+            assert f"GCP {summary.loc[method, 'gcp']:.3f} &gt; α" in text
             assert "did not keep its target here" in text
     assert "What GCR, GCP, power, π̂0 and p̃ mean" in [e.label for e in at.expander]
 
@@ -87,7 +93,21 @@ def test_only_the_open_figure_is_sent(at):
         assert not at.exception and len(at.get("plotly_chart")) <= 1
 
 
+def _open(at, panel: str) -> None:
+    at.session_state[select_view.PANEL] = panel
+    at.run()
+    assert not at.exception
+
+
+def test_closed_panels_are_not_sent(at):
+    assert not at.dataframe or "item_id" not in at.dataframe[0].value.columns
+    assert not at.get("download_button") or all(b.label != "Selection CSV" for b in at.get("download_button"))
+    _open(at, "items")
+    assert not at.get("plotly_chart")
+
+
 def test_items_table_pages_on_the_server(at, table):
+    _open(at, "items")
     frame = at.dataframe[0].value if at.dataframe[0].value.columns[0] == "item_id" else at.dataframe[1].value
     assert len(frame) <= tables.PAGE_SIZE
     comparison = jecs_core.compare_methods(table, alpha=0.1)
@@ -101,6 +121,7 @@ def test_items_table_pages_on_the_server(at, table):
 
 def test_explanation_for_a_searched_id(at, table):
     target = str(table.test_ids[7])
+    _open(at, "items")
     at.text_input(key=select_view.QUERY).set_value(target).run()
     assert not at.exception
     texts = [t.value for t in at.text]
@@ -111,7 +132,7 @@ def test_explanation_for_a_searched_id(at, table):
 
 def test_url_holds_the_view():
     at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params.update({"alpha": "0.23", "method": "jmcs", "fig": "stepup", "lam": "0.7", "knn": "4", "alpha2": "0.3"})
+    at.query_params.update({"alpha": "0.23", "method": "jmcs", "fig": "stepup", "view": "figures", "lam": "0.7", "knn": "4", "alpha2": "0.3"})
     at.run()
     assert not at.exception
     s = at.session_state
@@ -137,9 +158,10 @@ def test_export_downloads_the_contract_files(at, table, monkeypatch):
         return original(self, data_callable, mimetype, coordinates, file_name=file_name, **kwargs)
 
     monkeypatch.setattr(MediaFileManager, "add_deferred", spy)
+    _open(at, "export")
     at.slider(key=state.ALPHA).set_value(0.2).run()
     method = jecs_core.DEFAULT_METHOD
-    csv_name = next(name for name in registered if name.startswith("jecs_selection") and name.endswith(".csv"))
+    csv_name = next(name for name in registered if name.startswith("jecs_selection") and name.endswith("0.20.csv"))
     assert csv_name.endswith(f"_{method}_alpha0.20.csv") and csv_name[:-4] + ".json" in registered
     expected = jecs_core.compare_methods(table, alpha=0.2)
     from dashboard import export
@@ -147,7 +169,7 @@ def test_export_downloads_the_contract_files(at, table, monkeypatch):
     assert registered[csv_name]() == export.csv_bytes(table, expected, method)
     meta = json.loads(registered[csv_name[:-4] + ".json"]())
     assert meta["alpha"] == 0.2 and meta["selected_counts"] == _expected(table, 0.2)
-    report = next(name for name in registered if name.startswith("jecs_report"))
+    report = next(name for name in registered if name.startswith("jecs_report") and "0.20" in name)
     assert b"data-figure='overlap'" in registered[report]()
 
 
@@ -161,3 +183,18 @@ def test_tiny_calibration_warns(at):
     at.switch_page("views/select_page.py").run()
     assert not at.exception
     assert any("calibration set is too small" in w.value for w in at.warning)
+
+
+def test_cards_never_show_the_green_badge_beside_gcp_over_alpha(table):
+    from dashboard import ui
+
+    for alpha in (0.05, 0.1, 0.2, 0.3):
+        comparison = jecs_core.compare_methods(table, alpha=alpha)
+        html = ui.cards_html(comparison)
+        summary = comparison.summary().set_index("method")
+        for method, card in re.findall(r"data-method='([^']+)'(.*?)</div></div>", html):
+            rule = jecs_core.REGISTRY[method]
+            over = bool(summary.loc[method, "over_alpha"])
+            assert (">controls the GCR</span>" in card) == (rule.valid and not over), (alpha, method)
+            assert (">GCP above α here</span>" in card) == (rule.valid and over)
+            assert (">asymptotic only</span>" in card) == (rule.guarantee is jecs_core.Guarantee.ASYMPTOTIC)

@@ -36,7 +36,7 @@ def _settled(page, alpha: float) -> None:
 
 
 def _count(page, method: str) -> int:
-    return int(page.locator(f'.st-key-card-{method} [data-testid="stMetricValue"]').inner_text().replace(",", ""))
+    return int(page.locator(f".jecs-card[data-method='{method}'] .jecs-count").inner_text().replace(",", ""))
 
 
 def _shot(page, name: str, *, height: int | None = None) -> None:
@@ -70,7 +70,7 @@ def test_alpha_step_updates_cards_and_url(page, app_url):
 def test_item_explanation_is_shown(page, app_url):
     table = samples.get(samples.DEFAULT_SAMPLE).loader()
     target = str(table.test_ids[11])
-    page.goto(f"{app_url}/select?alpha=0.1")
+    page.goto(f"{app_url}/select?alpha=0.1&view=items")
     _settled(page, 0.1)
     box = page.get_by_label("Search id (exact, then prefix) or text")
     box.fill(target)
@@ -90,6 +90,8 @@ def test_item_explanation_is_shown(page, app_url):
 def test_report_downloads_and_opens_offline_with_every_figure(page, app_url, browser, tmp_path):
     page.goto(f"{app_url}/select?alpha=0.1")
     _settled(page, 0.1)
+    page.get_by_text("Export and report", exact=True).click()  # the panel switch, as a user does
+    page.get_by_role("button", name="Audit report (HTML)").wait_for()
     with page.expect_download(timeout=120_000) as info:
         page.get_by_role("button", name="Audit report (HTML)").click()
     path = tmp_path / info.value.suggested_filename
