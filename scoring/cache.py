@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .fingerprint import content_fingerprint
 from .registry import registry_versions
 from .settings import ScoreSettings
 from .sources import ModelSource
@@ -87,8 +88,8 @@ def cache_key(
     """Digest of everything a cached score depends on, and the dict it digests."""
     meta = {
         "schema": SCHEMA_VERSION,
-        "model_fingerprint": source.fingerprint(store=store),
-        "reference_fingerprint": None if reference is None else reference.fingerprint(store=store),
+        "model_fingerprint": content_fingerprint(source, store=store),
+        "reference_fingerprint": None if reference is None else content_fingerprint(reference, store=store),
         "settings": settings.as_dict(),
         "scores": list(names),
         "score_code": registry_versions(),

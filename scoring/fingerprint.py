@@ -16,12 +16,10 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from jecs_core.io import file_sha256
 
-if TYPE_CHECKING:  # sources calls into this module; no import back at run time
-    from .sources import ModelSource
+from .sources import ModelSource
 
 #: Files that do not change a score: documentation and hidden files.
 _IGNORED_SUFFIXES = (".md", ".txt", ".lock")

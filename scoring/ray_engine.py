@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .jobs import ModelRows
 from .work import shards_of
 
 
@@ -151,8 +152,6 @@ class RayEngine:
         return 1.0 if torch.cuda.is_available() else 0.0
 
     def __call__(self, job, texts_by_digest: dict[str, str], tick):
-        from .runner import ModelRows
-
         if job.cache_dir is None:
             raise ValueError('engine "ray" writes its results to the score cache; give a cache directory')
         cache = job.open_cache()

@@ -15,26 +15,26 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from .cache import ScoreCache, cache_columns, text_digest
+from .jobs import ModelJob, ModelRows
 from .registry import REGISTRY, active_scores
 from .results import ModelReport, ScoringOutput, ScoringReport, assemble_output
 from .settings import (
     DEFAULT_CACHE_DIR,
     DEFAULT_SCORE,
     DEFAULT_TOKEN_BUDGET,
+    SHARD_SIZE,
     ScoreSettings,
     check_score_name,
     check_token_budget,
 )
 from .sources import ModelSource, check_models, model_source
 from .texts import validate_texts
-from .work import SHARD_SIZE
 
 #: ``progress(done, total, message)``; units are (model, distinct text) pairs.
 ProgressFn = Callable[[int, int, str], None]
@@ -63,54 +63,6 @@ class _RowBuffer:
             self.cache.write(pd.concat(self.pending, ignore_index=True))
         self.pending = []
         self.last_flush = time.monotonic()
-
-
-@dataclass(frozen=True)
-class ModelJob:
-    """One model's share of a run: what to score and how (shared by both engines)."""
-
-    name: str
-    source: ModelSource
-    names: tuple[str, ...]
-    settings: ScoreSettings
-    token_budget: int
-    device: str | None
-    dtype: str | None
-    cache_dir: Path | None
-    reference: ModelSource | None = None
-    reference_loss: pd.Series | None = None  # by text digest
-    allow_pickle: bool = False
-    shard_size: int = SHARD_SIZE
-
-    def resolved(self) -> tuple[str, str]:
-        """(device, dtype name) this job runs with."""
-        from . import loading
-
-        dev = loading.resolve_device(self.device)
-        return str(dev), loading.dtype_name(loading.resolve_dtype(dev, self.dtype))
-
-    def open_cache(self) -> ScoreCache | None:
-        if self.cache_dir is None:
-            return None
-        device, dtype = self.resolved()
-        return ScoreCache.open(
-            self.cache_dir, self.source, self.settings, names=self.names, device_type=device.split(":")[0],
-            dtype=dtype, reference=self.reference,
-        )
-
-    def reference_for(self, digests) -> np.ndarray | None:
-        return None if self.reference_loss is None else self.reference_loss.loc[list(digests)].to_numpy(dtype=float)
-
-
-@dataclass(frozen=True)
-class ModelRows:
-    """Cache-format rows (indexed by text digest) for every distinct text under one model."""
-
-    rows: pd.DataFrame
-    device: str
-    dtype: str
-    n_from_cache: int
-    n_scored: int
 
 
 def score_model_local(job: ModelJob, texts_by_digest: dict[str, str], tick: Callable[[int, str], None]) -> ModelRows:

@@ -29,6 +29,9 @@ DEFAULT_K = 0.2
 DEFAULT_MAX_LENGTH = 1024
 DEFAULT_TOKEN_BUDGET = 4096
 
+#: Distinct texts per unit of work (cache part, Ray input shard).
+SHARD_SIZE = 512
+
 #: Default score cache, relative to the working directory (git-ignored).
 DEFAULT_CACHE_DIR = Path(".jecs_cache") / "scores"
 

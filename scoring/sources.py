@@ -40,12 +40,6 @@ class ModelSource:
         """The path as the user would write it."""
         return str(self.directory / self.gguf_file) if self.gguf_file else str(self.directory)
 
-    def fingerprint(self, *, store: Path | None = None) -> str:
-        """The model's content fingerprint (see :func:`scoring.fingerprint.content_fingerprint`)."""
-        from .fingerprint import content_fingerprint
-
-        return content_fingerprint(self, store=store)
-
 
 def model_source(path: str | Path, *, name: str = "model") -> ModelSource:
     """Check a model path and return its :class:`ModelSource`.

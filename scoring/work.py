@@ -11,9 +11,6 @@ from .cache import cache_columns
 from .engine import encode_for, score_encoded
 from .settings import ScoreSettings
 
-#: Distinct texts per unit of work (cache part, Ray input shard).
-SHARD_SIZE = 512
-
 
 def shards_of(digests, shard_size: int) -> list[list[str]]:
     """``digests`` sorted, in consecutive shards of ``shard_size`` (the same split on every run and engine)."""

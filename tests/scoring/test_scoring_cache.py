@@ -14,6 +14,7 @@ import scoring.fingerprint  # noqa: E402
 import scoring.loading  # noqa: E402
 from scoring import run_scoring  # noqa: E402
 from scoring.cache import CacheWarning  # noqa: E402
+from scoring.fingerprint import content_fingerprint  # noqa: E402
 from scoring.sources import model_source  # noqa: E402
 from scoring.testing import random_text, save_tiny_model  # noqa: E402
 
@@ -50,15 +51,15 @@ def test_fingerprint_is_content_based_and_computed_once_per_place(tmp_path, monk
     shutil.copytree(a, b)
     (b / "README.md").write_text("docs do not change scores")
     store = tmp_path / "store"
-    fa, fb = model_source(a).fingerprint(store=store), model_source(b).fingerprint(store=store)
+    fa, fb = content_fingerprint(model_source(a), store=store), content_fingerprint(model_source(b), store=store)
     assert fa == fb and len(fa) == 64
     assert len(list((store / "fingerprints").glob("*.json"))) == 2
     scoring.fingerprint._MEMO.clear()
     monkeypatch.setattr(scoring.fingerprint, "file_sha256", lambda p: pytest.fail("hashed again"))
-    assert model_source(a).fingerprint(store=store) == fa  # read from the stored record
+    assert content_fingerprint(model_source(a), store=store) == fa  # read from the stored record
     monkeypatch.undo()
     save_tiny_model(b, "llama", seed=2)  # other weights in place
-    assert model_source(b).fingerprint(store=store) != fa
+    assert content_fingerprint(model_source(b), store=store) != fa
 
 
 def _parts(cache_root):
