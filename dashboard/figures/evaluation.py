@@ -14,18 +14,27 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from jecs_core import METHODS
+from jecs_core import METHODS, Guarantee
 
-from ..theme import METHOD_COLORS, REFERENCE_COLOR, base_layout, is_valid, short_label
+from ..theme import METHOD_COLORS, REFERENCE_COLOR, WARNING_COLOR, base_layout, dash, guarantee, short_label
+
+# Legend under the plot: at the top it ran into the title and the subplot titles.
+_LEGEND_BELOW = {"orientation": "h", "x": 0.0, "xanchor": "left", "y": -0.18, "yanchor": "top"}
+_UNIT_AXIS = {"range": [0, 1.0], "tickmode": "linear", "tick0": 0, "dtick": 0.2}
 
 
 def _dash(method: str) -> str:
-    # Invalid baselines are dotted and their bars hatched, as on the Select page.
-    return "solid" if is_valid(method) else "dot"
+    # By guarantee, as on the Select page: solid (finite-sample), dashed (asymptotic), dotted (invalid).
+    return dash(method)
 
 
-def _pattern(method: str) -> dict:
-    return {} if is_valid(method) else {"shape": "/", "fgcolor": "white", "solidity": 0.25}
+def _bar_marker(method: str) -> dict:
+    """Filled bars in the rule's colour; invalid baselines hatched in that colour on white (still visible)."""
+    color = METHOD_COLORS[method]
+    marker = {"color": color, "line": {"color": color, "width": 1.2}}
+    if guarantee(method) is Guarantee.INVALID:
+        marker["pattern"] = {"shape": "/", "fgcolor": color, "bgcolor": "white", "solidity": 0.45}
+    return marker
 
 
 @dataclass(frozen=True)
@@ -58,13 +67,15 @@ def plot_gcp_power(summary: pd.DataFrame, *, title: str = "Realized GCP (lines) 
     series = _gcp_power_data(summary)
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     alphas = np.unique(summary["alpha"].to_numpy(float))
-    width = 0.8 * (np.min(np.diff(alphas)) if alphas.size > 1 else 0.1) / max(1, len(series))
+    spacing = float(np.min(np.diff(alphas))) if alphas.size > 1 else 0.1
+    width = 0.8 * spacing / max(1, len(series))
     for i, s in enumerate(series):
         offset = (i - (len(series) - 1) / 2) * width
         fig.add_trace(
-            go.Bar(x=s.x + offset, y=s.power, width=width, name=f"{short_label(s.method)} power", opacity=0.35,
-                   marker={"color": METHOD_COLORS[s.method], "pattern": _pattern(s.method)},
-                   error_y={"type": "data", "array": s.power_se, "visible": True}, legendgroup=s.method,
+            go.Bar(x=s.x + offset, y=s.power, width=width, name=f"{short_label(s.method)} power", opacity=0.55,
+                   marker=_bar_marker(s.method),
+                   error_y={"type": "data", "array": s.power_se, "visible": True, "color": "#334155"},
+                   legendgroup=s.method,
                    hovertemplate="α %{customdata:.2f}<br>power %{y:.3f}<extra></extra>", customdata=s.x),
             secondary_y=True,
         )
@@ -79,11 +90,12 @@ def plot_gcp_power(summary: pd.DataFrame, *, title: str = "Realized GCP (lines) 
     top = float(max(alphas.max(), 0.05))
     fig.add_trace(go.Scatter(x=[0, top * 1.05], y=[0, top * 1.05], mode="lines", name="target (GCP = α)",
                              line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5}), secondary_y=False)
-    base_layout(fig, title=title, height=430)
-    fig.update_layout(barmode="overlay")
-    fig.update_xaxes(title="target α", range=[0, top * 1.1])
-    fig.update_yaxes(title="realized GCP (mean ± SE)", range=[0, 1], secondary_y=False)
-    fig.update_yaxes(title="power (mean ± SE)", range=[0, 1.05], secondary_y=True, showgrid=False)
+    base_layout(fig, title=title, height=500)
+    fig.update_layout(barmode="overlay", legend=_LEGEND_BELOW, margin={"t": 60, "b": 150})
+    fig.update_xaxes(title="target α", range=[0, top + 0.5 * spacing])  # the last group of bars fits
+    # Both axes 0-1 with the same ticks, so the right axis sits on the left axis's gridlines.
+    fig.update_yaxes(title="realized GCP (mean ± SE)", secondary_y=False, **_UNIT_AXIS)
+    fig.update_yaxes(title="power (mean ± SE)", secondary_y=True, showgrid=False, **_UNIT_AXIS)
     return fig
 
 
@@ -102,21 +114,36 @@ def _sweep_data(frame: pd.DataFrame, alpha: float) -> tuple[list[MethodSeries], 
     return _series(rows, "x"), settings
 
 
-def plot_sweep(frame: pd.DataFrame, *, alpha: float, parameter: str) -> go.Figure:
-    """GCP (left panel, with the target line) and power (right panel) against the swept setting."""
-    series, labels = _sweep_data(frame, alpha)
-    fig = make_subplots(rows=1, cols=2, subplot_titles=(f"GCP at α = {alpha:g}", f"power at α = {alpha:g}"), horizontal_spacing=0.1)
-    for s in series:
-        style = {"color": METHOD_COLORS[s.method], "width": 2.5, "dash": _dash(s.method)}
-        fig.add_trace(go.Scatter(x=s.x, y=s.gcp, mode="lines+markers", name=short_label(s.method), line=style, legendgroup=s.method,
-                                 error_y={"type": "data", "array": s.gcp_se, "visible": True}), row=1, col=1)
-        fig.add_trace(go.Scatter(x=s.x, y=s.power, mode="lines+markers", name=short_label(s.method), line=style, legendgroup=s.method,
-                                 showlegend=False, error_y={"type": "data", "array": s.power_se, "visible": True}), row=1, col=2)
-    fig.add_hline(y=alpha, line={"color": "#dc2626", "dash": "dash"}, row=1, col=1, annotation_text="target α")
-    ticks = np.arange(len(labels))
-    for col in (1, 2):
-        fig.update_xaxes(title=parameter, tickvals=ticks, ticktext=labels, row=1, col=col)
-    fig.update_yaxes(range=[0, 1.02], row=1, col=1)
-    fig.update_yaxes(range=[0, 1.02], row=1, col=2)
-    base_layout(fig, height=400)
+def _sweep_alphas(frame: pd.DataFrame, alphas, alpha) -> list[float]:
+    if alphas is None:
+        alphas = [alpha] if alpha is not None else sorted(np.unique(frame["alpha"].to_numpy(float)))
+    return [float(a) for a in alphas]
+
+
+def plot_sweep(frame: pd.DataFrame, *, parameter: str, alphas=None, alpha: float | None = None) -> go.Figure:
+    """GCP (left, with the target line) and power (right) against the swept setting: one row per α.
+
+    ``alphas=None`` draws every α in ``frame`` (``alpha=`` draws one, as before).
+    """
+    rows = _sweep_alphas(frame, alphas, alpha)
+    titles = [t for a in rows for t in (f"GCP at α = {a:g}", f"power at α = {a:g}")]
+    fig = make_subplots(rows=len(rows), cols=2, subplot_titles=titles, horizontal_spacing=0.1,
+                        vertical_spacing=min(0.12, 0.3 / max(1, len(rows) - 1)) if len(rows) > 1 else 0.1)
+    labels: list[str] = []
+    for r, a in enumerate(rows, start=1):
+        series, labels = _sweep_data(frame, a)
+        for s in series:
+            style = {"color": METHOD_COLORS[s.method], "width": 2.5, "dash": _dash(s.method)}
+            for col, (y, se) in enumerate(((s.gcp, s.gcp_se), (s.power, s.power_se)), start=1):
+                fig.add_trace(go.Scatter(x=s.x, y=y, mode="lines+markers", name=short_label(s.method), line=style,
+                                         legendgroup=s.method, showlegend=(r == 1 and col == 1),
+                                         error_y={"type": "data", "array": se, "visible": True}), row=r, col=col)
+        fig.add_hline(y=a, line={"color": WARNING_COLOR, "dash": "dash"}, row=r, col=1, annotation_text="target α")
+        ticks = np.arange(len(labels))
+        for col in (1, 2):
+            fig.update_xaxes(tickvals=ticks, ticktext=labels, row=r, col=col,
+                             title=parameter if r == len(rows) else None)
+            fig.update_yaxes(range=[0, 1.02], row=r, col=col)
+    base_layout(fig, height=170 + 260 * len(rows))
+    fig.update_layout(legend=_LEGEND_BELOW | {"y": -0.06 - 0.25 / len(rows)}, margin={"t": 50, "b": 120})
     return fig
