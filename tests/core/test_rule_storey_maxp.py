@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -11,8 +12,21 @@ from hypothesis import strategies as st
 
 from jecs_core.multitest import storey_bh
 from jecs_core.rules import REGISTRY
-from jecs_core.rules.storey_maxp import fit_storey_maxp, storey_maxp
+from jecs_core.rules.storey_maxp import CAP_LEVEL, cap_correction, fit_storey_maxp, storey_maxp
 from jecs_core.selection import jecs, jmcs
+
+
+def brute_correction(n, lam=0.5, w=CAP_LEVEL):
+    """max over n0 <= n of E[max(n0 (1 - lam) / (1 + B), w n0 / n)], B ~ Bin(n0 - 1, 1 - lam), by loops."""
+    q = 1 - lam
+    best = 0.0
+    for n0 in range(1, n + 1):
+        total = 0.0
+        for k in range(n0):
+            weight = math.comb(n0 - 1, k) * q**k * (1 - q) ** (n0 - 1 - k)
+            total += weight * max(n0 * (1 - lam) / (1 + k), w * n0 / n)
+        best = max(best, total)
+    return best
 
 
 def brute_force(pvalues, alpha, lam=0.5):
@@ -20,7 +34,8 @@ def brute_force(pvalues, alpha, lam=0.5):
     rows = np.atleast_2d(np.asarray(pvalues, dtype=float).T).T.tolist()
     p_star = [max(row) for row in rows]
     n = len(p_star)
-    pi0 = (1 + sum(1 for x in p_star if x > lam)) / (n * (1 - lam))
+    raw = (1 + sum(1 for x in p_star if x > lam)) / (n * (1 - lam))
+    pi0 = max(1.0, brute_correction(n, lam)) * min(raw, 1 / CAP_LEVEL)
     ordered = sorted(p_star)
     r_star = 0
     for r in range(1, n + 1):
@@ -55,19 +70,26 @@ def test_monotone_in_alpha(p, a1, a2):
     assert np.all(fit.select(low).selected <= fit.select(high).selected)
 
 
+def test_cap_correction_matches_brute_force():
+    for n in [1, 2, 3, 5, 8, 13, 21, 34, 60]:
+        # The implementation never goes below 1 (a smaller factor would be valid but is not used).
+        assert cap_correction(n) == pytest.approx(max(1.0, brute_correction(n)), rel=1e-10, abs=1e-12)
+    # The large-n path returns a valid upper bound, close to 1.
+    assert 1.0 <= cap_correction(5000) < 1.0 + 1e-6
+
+
 @settings(max_examples=150, deadline=None)
 @given(pvalue_tables(), st.sampled_from([0.05, 0.1, 0.3]), st.randoms(use_true_random=False))
-def test_order_invariant_and_equals_storey_when_pi0_below_one(p, alpha, rnd):
+def test_order_invariant_and_between_bh_and_capped_storey(p, alpha, rnd):
     perm = list(range(p.shape[0]))
     rnd.shuffle(perm)
     a = storey_maxp(p, alpha=alpha).selected
     assert a[perm].tolist() == storey_maxp(p[perm], alpha=alpha).selected.tolist()
-    fit = fit_storey_maxp(p)
-    capped = storey_bh(p.max(axis=1), alpha=alpha, pi0=min(1.0, fit.pi0_hat)).selected
-    if fit.pi0_hat <= 1:
-        assert a.tolist() == capped.tolist()
-    else:  # without the cap it never selects more than the capped rule (= JMCS there)
-        assert np.all(a <= capped) and np.all(a <= jmcs(p, alpha=alpha).selected)
+    p_star, n = p.max(axis=1), p.shape[0]
+    raw = (1 + np.count_nonzero(p_star > 0.5)) / (n * 0.5)
+    # Never more than METHOD-NOTES' capped Storey-BH, never less than BH at w alpha / c(n).
+    assert np.all(a <= storey_bh(p_star, alpha=alpha, pi0=min(1.0, raw)).selected)
+    assert np.all(jmcs(p, alpha=alpha * CAP_LEVEL / cap_correction(n)).selected <= a)
 
 
 def test_all_ones_ties_and_fields():
@@ -75,7 +97,7 @@ def test_all_ones_ties_and_fields():
     p = np.array([[0.01], [0.01], [0.01], [0.9], [0.95], [0.8], [0.02]])
     res = storey_maxp(p, alpha=0.5)
     assert len(set(res.selected[:3].tolist())) == 1
-    assert res.pi0_hat == pytest.approx((1 + 3) / (7 * 0.5))
+    assert res.pi0_hat == pytest.approx(cap_correction(7) * min((1 + 3) / (7 * 0.5), 1 / CAP_LEVEL))
     assert np.array_equal(res.selected, res.p_max <= res.threshold) and res.r_star == res.n_selected
 
 
