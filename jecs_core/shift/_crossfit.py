@@ -17,14 +17,6 @@ from .._validation import check_positive_int
 _EPS = 1e-6
 
 
-def check_rng(rng) -> np.random.Generator:
-    if rng is None:
-        return np.random.default_rng()
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator or None, got {type(rng).__name__}")
-    return rng
-
-
 def make_folds(n_rows: int, n_folds, rng: np.random.Generator) -> np.ndarray:
     """A fold index per row: a random, label-blind partition into ``n_folds`` near-equal parts."""
     n_folds = check_positive_int(n_folds, "n_folds", minimum=2)

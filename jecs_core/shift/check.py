@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validation import check_alpha, check_positive_int
-from ._crossfit import auc, check_rng, make_folds, oof_probabilities, predict_folds
+from .._validation import check_alpha, check_positive_int, check_rng
+from ._crossfit import auc, make_folds, oof_probabilities, predict_folds
 from ._features import Design, feature_names, pair, text_features
 
 

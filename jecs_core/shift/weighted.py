@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._crossfit import check_rng, make_folds, oof_probabilities
+from .._validation import check_rng
+from ._crossfit import make_folds, oof_probabilities
 from ._features import Design, as_scores, pair
 
 

@@ -18,22 +18,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._validation import check_fraction, check_positive_int, check_rng
 from .synthetic import wide_table
 
 
 def _check(rng, pool_size, n_models, calibration_fraction, contamination) -> tuple[int, int]:
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    if isinstance(pool_size, bool) or int(pool_size) != pool_size or pool_size < 4:
-        raise ValueError(f"pool_size must be an integer >= 4, got {pool_size!r}")
-    if isinstance(n_models, bool) or int(n_models) != n_models or n_models < 1:
-        raise ValueError(f"n_models must be an integer >= 1, got {n_models!r}")
-    if not 0.0 < calibration_fraction < 1.0:
-        raise ValueError(f"calibration_fraction must be in (0, 1), got {calibration_fraction!r}")
-    if not 0.0 <= contamination <= 1.0:
-        raise ValueError(f"contamination must be in [0, 1], got {contamination!r}")
-    m = min(max(int(round(calibration_fraction * pool_size)), 2), int(pool_size) - 2)
-    return m, int(pool_size) - m
+    check_rng(rng, allow_none=False)
+    pool_size = check_positive_int(pool_size, "pool_size", minimum=4)
+    check_positive_int(n_models, "n_models")
+    calibration_fraction = check_fraction(calibration_fraction, "calibration_fraction", include_zero=False, include_one=False)
+    check_fraction(contamination, "contamination")
+    m = min(max(int(round(calibration_fraction * pool_size)), 2), pool_size - 2)
+    return m, pool_size - m
 
 
 def _table(rng, cal_x: dict, test_x: dict, effect, *, n_models, contamination, mu) -> pd.DataFrame:
@@ -87,9 +83,8 @@ def mixture_shift(rng: np.random.Generator, *, pool_size: int = 1200, n_models: 
     The calibration set is ``cal_source_share`` source 1 (e.g. one site or year), the
     benchmark ``test_source_share``; source-0 test members then look less member-like.
     """
-    for name, share in (("cal_source_share", cal_source_share), ("test_source_share", test_source_share)):
-        if not 0.0 <= share <= 1.0:
-            raise ValueError(f"{name} must be in [0, 1], got {share!r}")
+    check_fraction(cal_source_share, "cal_source_share")
+    check_fraction(test_source_share, "test_source_share")
     m, n = _check(rng, pool_size, n_models, calibration_fraction, contamination)
     cal_x = {"src": (rng.random(m) < cal_source_share).astype(float), "len": rng.standard_normal(m)}
     test_x = {"src": (rng.random(n) < test_source_share).astype(float), "len": rng.standard_normal(n)}
