@@ -78,3 +78,21 @@ def test_the_evaluation_csv_says_what_it_measured():
     out = download_frame(summary, data_name="=cmd()", data_key="sample:x", seed=7)
     assert list(out.columns[:3]) == ["data_set", "data_key", "seed"] and (out["seed"] == 7).all()
     assert len(out) == len(summary) and (out["gcp"] == summary["gcp"]).all()
+
+
+def test_the_twin_estimate_runs_beside_the_protocol():
+    from dashboard.evaluation_runs import twin_available
+
+    if not twin_available():
+        pytest.skip("jecs_core.evaluate has no twin_evaluate in this checkout")
+    at = _app()
+    at.query_params["sample"] = samples.PAPER_SAMPLE
+    at.run()
+    at.switch_page(PAGE).run()
+    at.multiselect(key="eval.alphas").set_value([0.1]).run()
+    at.number_input(key="eval.twin_tables").set_value(4).run()
+    at.button(key="eval.twin_run").click().run()
+    assert not at.exception
+    (frame,) = [d.value for d in at.dataframe if "GCR" in d.value.columns]
+    assert set(frame["α"]) == {0.1} and frame["rule"].isin([REGISTRY[m].label for m in METHODS]).all()
+    assert frame["GCR"].between(0, 1).all()
