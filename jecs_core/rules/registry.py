@@ -124,7 +124,7 @@ def _collect() -> dict[str, Rule]:
 REGISTRY: Mapping[str, Rule] = MappingProxyType(_collect())
 METHODS: tuple[str, ...] = tuple(REGISTRY)
 # The rule used when none is named: by the CLI, compare_methods, the dashboard and the export.
-DEFAULT_METHOD = "jecs"
+DEFAULT_METHOD = "storey-maxp"
 
 
 def get_rule(method: str | None = None) -> Rule:
