@@ -27,6 +27,7 @@ class Ranking:
     values: np.ndarray
     r_star: int
     threshold: float
+    pi0: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -68,15 +69,31 @@ def text_columns(table: ScoreTable) -> list[str]:
     return [c for c in extra.columns if pd.api.types.is_string_dtype(extra[c]) or pd.api.types.is_object_dtype(extra[c])]
 
 
+def _field(result, *names):
+    """The first of ``names`` found on the result or on its ``step`` (rules expose them either way)."""
+    for source in (result, getattr(result, "step", None)):
+        for name in names:
+            value = getattr(source, name, None) if source is not None else None
+            if value is not None:
+                return value
+    return None
+
+
 def ranking(result) -> Ranking | None:
-    """The statistic a step-up result ranks on, or ``None`` for rules without one (e.g. per-model BH)."""
-    step = getattr(result, "step", None)
-    if step is None:
+    """The statistic a step-up result ranks on, or ``None`` for rules without one (e.g. per-model BH).
+
+    A step-up result exposes ``r_star`` and ``threshold`` (itself or on ``step``) and a statistic
+    ``p_tilde`` or ``p_max``; its null-share factor is ``pi0_hat`` or ``step.pi0`` (1 for BH).
+    """
+    r_star, threshold = _field(result, "r_star"), _field(result, "threshold")
+    if r_star is None or threshold is None:
         return None
+    pi0 = _field(result, "pi0_hat", "pi0")
     for attr, name in _STATISTICS:
         values = getattr(result, attr, None)
         if values is not None:
-            return Ranking(name, np.asarray(values, dtype=float), int(step.r_star), float(step.threshold))
+            return Ranking(name, np.asarray(values, dtype=float), int(r_star), float(threshold),
+                           1.0 if pi0 is None else float(pi0))
     return None
 
 
@@ -181,15 +198,14 @@ def selection_warnings(table: ScoreTable, comparison: Comparison) -> list[tuple[
     for method in comparison.methods:
         result = comparison.result(method)
         label = REGISTRY[method].label
-        step = getattr(result, "step", None)
-        threshold = getattr(result, "threshold", getattr(step, "threshold", None))
+        threshold = _field(result, "threshold")
         if threshold is not None and threshold > 1:
             out.append((method, f"{label}: the cut-off {threshold:.3g} is above 1, so every item passes whatever its "
                                 "p-values; the selection says nothing about contamination."))
         if n and result.n_selected == n:
             out.append((method, f"{label} selects every item ({n:,} of {n:,}): nothing was filtered out."))
         elif result.n_selected == 0 and smallest <= alpha and _on_pvalue_scale(result, smallest):
-            need = bh_reach(n, m, alpha, pi0=float(getattr(step, "pi0", 1.0)))
+            need = bh_reach(n, m, alpha, pi0=ranking(result).pi0)
             out.append((method, f"{label} selects nothing. With m = {m:,} calibration items the smallest p-value is "
                                 f"1/(m+1) = {smallest:.3g}; the step-up at α = {alpha:g} keeps rank r only when "
                                 f"p ≤ α·r/n, so at least {need:,} of the n = {n:,} items would need that smallest "

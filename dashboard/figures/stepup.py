@@ -28,16 +28,16 @@ class StepUpData:
 
 
 def _stepup_data(result, p_max=None) -> StepUpData:
-    """Sorted statistic of any step-up rule (a result with ``step`` and ``p_tilde`` or ``p_max``)."""
+    """Sorted statistic of any step-up rule (``r_star``, ``threshold`` and ``p_tilde`` or ``p_max``)."""
     stat = ranking(result)
     if stat is None:
-        raise ValueError("result must be a step-up rule's result (with step and a p_tilde or p_max statistic)")
+        raise ValueError("result must be a step-up rule's result (r_star, threshold and a p_tilde or p_max statistic)")
     n = len(stat.values)
     r_star = stat.r_star
     keep = range(max(0, r_star - 200), min(n, r_star + 200))  # draw the crossing exactly
     idx = thin(n, keep=keep)
     p_max = stat.values if p_max is None else np.asarray(p_max, dtype=float)
-    pi0 = float(result.step.pi0)
+    pi0 = stat.pi0
     return StepUpData(
         rank=idx + 1, statistic_sorted=np.sort(stat.values)[idx], p_max_sorted=np.sort(p_max)[idx], statistic=stat.name,
         line_slope=result.alpha / (pi0 * n), pi0=pi0, alpha=float(result.alpha), r_star=r_star,

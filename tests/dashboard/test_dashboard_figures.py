@@ -8,6 +8,7 @@ import pytest
 
 import jecs_core
 from dashboard import samples
+from dashboard.explain import ranking
 from dashboard.figures import (
     plot_envelope,
     plot_lambda_grid,
@@ -137,7 +138,7 @@ def test_stepup_reads_any_step_up_rule(comparison):
     drawn = 0
     for method in comparison.methods:
         result = comparison.result(method)
-        if getattr(result, "step", None) is None:
+        if ranking(result) is None:
             continue
         data = _stepup_data(result)
         brute = np.sort(getattr(result, "p_tilde", None) if hasattr(result, "p_tilde") else result.p_max)
@@ -200,7 +201,7 @@ def test_catalogue_builds_every_figure_for_every_rule(comparison):
     for method in comparison.methods:
         built = build_all(comparison, method)
         assert {"maxp", "overlap"} <= set(built)
-        assert ("stepup" in built) == (getattr(comparison.result(method), "step", None) is not None)
+        assert ("stepup" in built) == (ranking(comparison.result(method)) is not None)
         for key, fig in built.items():
             assert isinstance(fig, go.Figure) and fig.layout.title.text, key
     spec = get_figure_spec("overlap")
