@@ -6,6 +6,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from jecs_core.shift import TEXT_FEATURES, shift_check, text_features
 
@@ -81,3 +83,19 @@ def test_rejects_bad_input():
         shift_check(np.zeros((5, 1)), np.zeros((5, 1)), level=1.5)
     with pytest.raises(ValueError, match="cal_X must be finite"):
         shift_check(np.zeros((5, 1)), np.full((5, 1), np.nan))
+
+
+@settings(max_examples=15)
+@given(st.integers(0, 2**32 - 1), st.floats(-50, 50), st.sampled_from([-3.0, -0.5, 0.2, 7.0]))
+def test_check_is_invariant_to_affine_changes_of_a_covariate(seed, shift, factor):
+    """Pooled standardisation plus squares: x -> a x + b leaves the classifier's probabilities unchanged."""
+    rng = np.random.default_rng(seed)
+    test, cal = rng.standard_normal((40, 2)), rng.standard_normal((30, 2)) + [0.5, 0.0]
+    moved_test, moved_cal = test.copy(), cal.copy()
+    moved_test[:, 0] = factor * test[:, 0] + shift
+    moved_cal[:, 0] = factor * cal[:, 0] + shift
+    base = shift_check(test, cal, n_folds=2, n_permutations=4, rng=np.random.default_rng(seed))
+    moved = shift_check(moved_test, moved_cal, n_folds=2, n_permutations=4, rng=np.random.default_rng(seed))
+    np.testing.assert_allclose(moved.test_prob, base.test_prob, atol=1e-6)
+    assert moved.auc == pytest.approx(base.auc, abs=1e-6)
+    assert 0 < base.pvalue <= 1 and 0 <= base.auc <= 1
