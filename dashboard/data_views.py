@@ -108,6 +108,8 @@ def shift_section(data_key: str, table: ScoreTable) -> None:
                    + "). p-values may be miscalibrated; consider covariate-aware p-values.", icon=":material/warning:")
     drivers = pd.DataFrame({"feature": check.features, "AUC alone": check.feature_auc,
                             "AUC drop when shuffled": check.importance})
+    st.caption("How much the classifier leans on each feature: the AUC lost when that feature is shuffled.")
+    st.bar_chart(drivers, x="feature", y="AUC drop when shuffled", horizontal=True, height=220)
     st.dataframe(drivers, hide_index=True, width="stretch", key="shift-drivers")
 
 

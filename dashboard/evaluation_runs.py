@@ -101,8 +101,8 @@ def run_sweep(key: RunKey, table: ScoreTable) -> pd.DataFrame:
 
 # Shown columns, in order, with their headers; anything else (method ids, raw flags, repeats) is left out.
 _SHOWN = {"setting": "setting", "pattern": "pattern", "label": "rule", "guarantee": "guarantee", "alpha": "α",
-          "gcp": "GCP", "gcp_se": "GCP ± SE", "gcr": "GCR", "gcr_se": "GCR ± SE", "power": "power",
-          "power_se": "power ± SE", "mean_selected": "mean selected", "over_target": "above α",
+          "gcp": "GCP", "gcp_se": "GCP ± SE", "gcr": "GCR", "gcr_se": "GCR ± SE", "gcp_sd": "GCP SD between tables", "power": "power",
+          "power_se": "power ± SE", "mean_selected": "mean selected", "over_target": "above α", "over_2se": "above α + 2 SE",
           "fallback_rate": "fallback rate", "jecs_fallback_rate": "fallback rate"}
 
 
@@ -113,8 +113,8 @@ def readable(frame: pd.DataFrame) -> pd.DataFrame:
         if column not in frame.columns or header in out.columns:
             continue
         values = frame[column]
-        if column == "over_target":
-            values = values.map({True: "† above α", False: ""})
+        if column in ("over_target", "over_2se"):
+            values = values.map({True: "† yes", False: ""})
         elif column == "setting":
             values = values.map(lambda v: "auto" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v))
         elif column in ("fallback_rate", "jecs_fallback_rate"):

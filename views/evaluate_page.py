@@ -5,8 +5,6 @@ of the unconditional GCR, and the sensitivity sweeps over lambda, K, k_n and rho
 from the registry (:data:`jecs_core.REGISTRY`).
 """
 
-import inspect
-
 import streamlit as st
 
 from dashboard import evaluation_runs as runs
@@ -81,13 +79,8 @@ def _twin() -> None:
 
 
 def _sweep_figure(frame, symbol: str, kind: str) -> None:
-    if "alphas" in inspect.signature(plot_sweep).parameters:
-        st.plotly_chart(plot_sweep(frame, alphas=alphas, parameter=symbol), width="stretch", key=f"eval.fig.{kind}")
-        return
-    # The figure draws one α at a time: every chosen α is one click away.
-    shown = st.segmented_control("α shown", list(alphas), default=alphas[0], format_func=lambda a: f"α = {a:g}",
-                                 key=f"eval.sweep_alpha.{kind}", required=True)
-    st.plotly_chart(plot_sweep(frame, alpha=shown, parameter=symbol), width="stretch", key=f"eval.fig.{kind}")
+    # One row of GCP / power panels per chosen α.
+    st.plotly_chart(plot_sweep(frame, alphas=alphas, parameter=symbol), width="stretch", key=f"eval.fig.{kind}")
 
 
 def _sweeps() -> None:
