@@ -139,19 +139,28 @@ def _write_rows(handle, texts: list, n_rows: int) -> None:
 
 
 def write_csv(frame: pd.DataFrame, path) -> str:
-    """Write ``frame`` like ``frame.to_csv(path, index=False)``; return ``"fast"`` or ``"pandas"`` (the path taken)."""
+    """Write ``frame`` like ``frame.to_csv(path, index=False)`` to a path or a binary file object.
+
+    Returns ``"fast"`` or ``"pandas"`` (the path taken).
+    """
+    if hasattr(path, "write"):
+        return _write_csv(frame, path)
+    with open(path, "wb") as handle:
+        return _write_csv(frame, handle)
+
+
+def _write_csv(frame: pd.DataFrame, handle) -> str:
     # One column: the csv module quotes an empty cell ('""'); leave such frames to pandas.
     if not frame.columns.is_unique or frame.shape[1] < 2 or frame.shape[0] == 0:
-        frame.to_csv(path, index=False)
+        handle.write(frame.to_csv(index=False).encode("utf-8"))
         return "pandas"
     try:
         # Arrow's kernels release the GIL, so columns format in parallel on a multi-core machine.
         with ThreadPoolExecutor(max_workers=max(1, min(8, os.cpu_count() or 1))) as pool:
             texts = list(pool.map(lambda j: _column_text(frame.iloc[:, j]), range(frame.shape[1])))
     except _Unsupported:
-        frame.to_csv(path, index=False)
+        handle.write(frame.to_csv(index=False).encode("utf-8"))
         return "pandas"
-    with open(path, "wb") as handle:
-        handle.write(_header_line(frame.columns).encode("utf-8"))
-        _write_rows(handle, texts, frame.shape[0])
+    handle.write(_header_line(frame.columns).encode("utf-8"))
+    _write_rows(handle, texts, frame.shape[0])
     return "fast"

@@ -61,6 +61,15 @@ def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def csv_bytes(frame: pd.DataFrame, *, spreadsheet_safe: bool = True) -> bytes:
+    """``frame`` as CSV bytes (no index) for a download: the bytes :func:`write_table` writes to a ``.csv``."""
+    import io
+
+    buffer = io.BytesIO()
+    write_csv(_neutralise(frame) if spreadsheet_safe else frame, buffer)
+    return buffer.getvalue()
+
+
 _neutralise = spreadsheet_safe  # write_table's keyword of the same name shadows the function
 
 

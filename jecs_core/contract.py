@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ._columns import Where, empty_text, label_column, numeric_column, show
-from .io import ScoreTableError, check_header
+from .io import ScoreTableError, check_header, one_line
 
 SPLITS = ("calibration", "test")
 SCORE_PREFIX = "score_"
@@ -211,7 +211,7 @@ def validate_frame(frame, *, source: str = "<memory>", layout: str = "auto", fro
     Checks stop at the first stage that fails (header, then ids / split / column names, then
     cell values), so a later problem may only show once the earlier ones are fixed.
     """
-    return check_frame(frame, source=source, layout=layout, from_file=from_file)[1]
+    return [one_line(p) for p in check_frame(frame, source=source, layout=layout, from_file=from_file)[1]]
 
 
 def calibration_warnings(m: int, n: int, alpha: float) -> list[str]:

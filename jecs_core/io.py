@@ -29,6 +29,7 @@ from ._writers import (  # noqa: F401  (re-exported: io is the one place to impo
     FORMULA_PREFIXES,
     WRITE_SUFFIXES,
     check_output_path,
+    csv_bytes,
     spreadsheet_safe,
     write_files_atomic,
     write_table,
@@ -52,8 +53,18 @@ class ScoreTableError(ValueError):
     """
 
     def __init__(self, message: str, problems=None):
-        super().__init__(message)
-        self.problems = list(problems) if problems else [str(message)]
+        super().__init__(one_line(message))
+        self.problems = [one_line(p) for p in problems] if problems else [one_line(message)]
+
+
+# Every character str.splitlines() breaks at, written as an escape so a message stays one line
+# even when a file or column name holds a newline.
+_LINE_BREAKS = {ord(c): repr(c)[1:-1] for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}
+
+
+def one_line(text) -> str:
+    """``text`` with line breaks escaped (``\\n``), so a message is always one line."""
+    return str(text).translate(_LINE_BREAKS)
 
 
 def _one_line(text) -> str:

@@ -177,3 +177,13 @@ def test_pivot_scores_matches_a_loop():
     assert pivot_scores(long, "t")["score_m"].tolist() == [9.0] and pivot_scores(long, "t", models=["n"]).isna().all().all()
     with pytest.raises(ValueError, match="no rows with score_name 'u'"):
         pivot_scores(long, "u")
+
+
+def test_csv_bytes_equal_the_written_file(tmp_path):
+    from jecs_core.io import csv_bytes
+
+    frame = pd.DataFrame({"item_id": ["=1+1", "a,b", "c"], "v": [1.5, float("nan"), -0.0], "n": [1, 2, 3]})
+    write_table(frame, tmp_path / "s.csv")
+    assert csv_bytes(frame) == (tmp_path / "s.csv").read_bytes()
+    assert csv_bytes(frame, spreadsheet_safe=False) == frame.to_csv(index=False).encode()
+    assert csv_bytes(frame[["n"]]) == b"n\n1\n2\n3\n"
