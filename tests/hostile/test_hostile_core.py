@@ -262,3 +262,18 @@ def test_selecting_everything_is_warned(tmp_path, capsys):
     assert code == 0
     assert "warning: Union (invalid baseline): selects every test item (n = 100); check that calibration rows are members" in err
     assert all(line.startswith("jecs select: warning: ") for line in err.splitlines())
+
+
+def test_cut_off_above_one_on_a_transformed_scale_is_warned():
+    from types import SimpleNamespace
+
+    table = load_scores(SAMPLE)
+    real = jecs_core.compare_methods(table, alpha=0.1)
+    name = next(n for n in real.methods if getattr(real.result(n), "p_tilde", None) is not None)
+    fake = SimpleNamespace(selected=np.zeros(table.n, dtype=bool), threshold=1.37, p_tilde=np.full(table.n, 0.5), n_selected=0)
+    comparison = jecs_core.Comparison(alpha=0.1, models=table.models, pvalues=real.pvalues, results={name: fake})
+    warnings = jecs_core.export.selection_warnings(table, comparison)
+    label = jecs_core.REGISTRY[name].label
+    assert warnings == [f"warning: {label}: the cut-off on its transformed scale is 1.37 > 1, so the step-up passes every item "
+                        "below it; its pi0 estimate is small"]
+    assert jecs_core.export.selection_metadata(table, comparison, name)["warnings"] == warnings
