@@ -30,7 +30,7 @@ STATISTICS: tuple[str, ...] = ("logprob", "minkpp_z", "mentr")
 
 #: Bump when a change to the kernel or a reducer changes cached values; it is
 #: part of every cache key, so old entries are orphaned, never misread.
-SCORE_CODE_VERSION = 2
+SCORE_CODE_VERSION = 3
 
 
 @dataclass(frozen=True)

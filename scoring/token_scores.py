@@ -60,6 +60,17 @@ def _chunk_statistics(logits: torch.Tensor, y: torch.Tensor, needed: tuple[str, 
     if "minkpp_z" not in needed and "mentr" not in needed:
         return out
     p = work.exp()
+    if "mentr" in needed:
+        # log(1 - p_v) as log(-expm1(log p_v)): exact where p_v is near 1, where 1 - p_v
+        # in float32 would lose most of its digits; the floor is the 1 - 1e-10 clamp.
+        log1m = torch.expm1(work).neg_().clamp_min_(PROB_EPS).log_()
+        p_y = p.gather(1, y).squeeze(1)
+        # Unclamped weights: below 1e-10 a term p_v log(1 - p_v) ~ -p_v^2 is nil either way.
+        sum_other = _rowdot(p, log1m) - p_y * log1m.gather(1, y).squeeze(1)
+        one_minus_p_y = torch.expm1(lp).neg_().clamp_min_(PROB_EPS)
+        log_p_y = lp.clamp(_LOG_EPS, _LOG_ONE_MINUS_EPS)
+        out["mentr"] = -one_minus_p_y * log_p_y - sum_other
+        del log1m
     if "minkpp_z" in needed:
         mu = _rowdot(p, work)
         # Centred second moment: E[X^2] - mu^2 cancels catastrophically in
@@ -67,15 +78,6 @@ def _chunk_statistics(logits: torch.Tensor, y: torch.Tensor, needed: tuple[str, 
         centred = work.sub_(mu[:, None]).square_()
         sigma = _rowdot(p, centred).clamp_min_(0.0).sqrt_()
         out["minkpp_z"] = (lp - mu) / sigma.clamp_min(SIGMA_FLOOR)
-    if "mentr" in needed:
-        # Modified Entropy, reusing the two (rows, V) buffers in place.
-        p.clamp_(PROB_EPS, 1.0 - PROB_EPS)
-        torch.neg(p, out=work)
-        work.log1p_().clamp_min_(_LOG_EPS)  # log(1 - p_v), with 1 - p_v >= 1e-10
-        p_y = p.gather(1, y).squeeze(1)
-        sum_other = _rowdot(p, work) - p_y * work.gather(1, y).squeeze(1)
-        log_p_y = lp.clamp(_LOG_EPS, _LOG_ONE_MINUS_EPS)
-        out["mentr"] = -(1.0 - p_y) * log_p_y - sum_other
     return out
 
 

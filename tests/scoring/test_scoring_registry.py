@@ -5,7 +5,7 @@ import zlib
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
@@ -170,3 +170,53 @@ def test_the_readme_documents_every_registered_score():
     for name, spec in registry.REGISTRY.items():
         assert f"| `{name}` |" in readme, f"scoring/README.md has no row for the score {name!r}"
         assert spec.citation, f"score {name!r} has no citation"
+
+
+def _float64_statistics(logits: np.ndarray, y: np.ndarray) -> dict:
+    """Brute-force per-token statistics from the formulas, in float64."""
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    p, rows = np.exp(logp), np.arange(len(y))
+    lp = logp[rows, y]
+    mu = (p * logp).sum(axis=1)
+    sigma = np.sqrt((p * (logp - mu[:, None]) ** 2).sum(axis=1))
+    pc = np.clip(p, 1e-10, 1 - 1e-10)
+    others = pc * np.log(1 - pc)
+    others[rows, y] = 0.0
+    me = -(1 - pc[rows, y]) * np.log(pc[rows, y]) - others.sum(axis=1)
+    return {"logprob": lp, "minkpp_z": (lp - mu) / np.maximum(sigma, 1e-3), "mentr": me}
+
+
+@given(st.integers(1, 9), st.integers(2, 60), st.floats(0.1, 8.0), st.integers(0, 2**31 - 1),
+       st.sets(st.sampled_from(registry.STATISTICS), min_size=1))
+def test_kernel_matches_float64_brute_force_for_any_subset(n, vocab, scale, seed, subset):
+    rng = np.random.default_rng(seed)
+    logits = rng.standard_normal((n, vocab)) * scale
+    y = rng.integers(0, vocab, size=n)
+    needed = tuple(s for s in registry.STATISTICS if s in subset)
+    got = token_statistics(torch.tensor(logits, dtype=torch.float32), torch.tensor(y), needed=needed,
+                           chunk_elements=int(rng.integers(1, 4 * vocab))).double().numpy()
+    want = _float64_statistics(logits, y)
+    # float32 log-softmax resolves log p only to ~1e-7 absolute, so log(1 - p) for a token
+    # with p > 1 - 1e-5 is beyond float32 whatever the formula; the kernel's regime is below.
+    top = np.exp(logits.max(axis=1) - np.log(np.exp(logits).sum(axis=1)))
+    assume(top.max() < 1 - 1e-5)
+    for row, name in enumerate(needed):
+        np.testing.assert_allclose(got[row], want[name], rtol=2e-4, atol=2e-4)
+
+
+@given(st.lists(st.floats(-30, -1e-3), min_size=1, max_size=40), st.text(min_size=1, max_size=80), st.floats(0.05, 20))
+def test_reducers_are_oriented_larger_is_member(lps, text, ref_loss):
+    lp = np.array(lps)
+    stats = np.stack([lp, lp, -lp])  # rows logprob, minkpp_z, mentr
+    settings = ScoreSettings()
+    ctx = registry.ReduceContext(settings=settings, text=text, reference_loss=ref_loss)
+    got = dict(zip(scoring.SCORE_NAMES, registry.reduce_text(stats, registry.STATISTICS, scoring.SCORE_NAMES, ctx)))
+    # Raising every token's log-prob (a more member-like text) never lowers a score.
+    better = dict(zip(scoring.SCORE_NAMES, registry.reduce_text(
+        np.stack([lp + 0.5, lp + 0.5, -lp - 0.5]), registry.STATISTICS, scoring.SCORE_NAMES, ctx)))
+    for name in scoring.SCORE_NAMES:
+        assert better[name] >= got[name] - 1e-12, name
+    assert got["mink"] <= got["ppl"] + 1e-12
+    loss_target = -lp.mean()
+    assert got["refratio"] == pytest.approx(-(loss_target / ref_loss))
