@@ -58,15 +58,28 @@ def fits(data_key: str, lam, knn: int | None, _table: ScoreTable) -> Mapping[str
 
 def comparison(data_key: str, alpha: float, lam, knn: int | None, table: ScoreTable) -> Comparison:
     """Every registered rule at ``alpha``, reusing the cached p-values and alpha-free fits."""
+    return _comparison(data_key, round(float(alpha), 4), lam, knn, table)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _comparison(data_key: str, alpha: float, lam, knn: int | None, _table: ScoreTable) -> Comparison:
+    # Cached too: dragging alpha back and forth revisits values, and rules without an
+    # alpha-free fit (per-model BH, JMCS) re-sort 10^6 x K p-values on every new alpha.
     return compare_pvalues(
-        pvalues(data_key, table),
+        pvalues(data_key, _table),
         alpha=alpha,
         lam=lam,
         knn=knn,
-        models=table.models,
-        contaminated=table.contaminated,
-        fits=fits(data_key, lam, knn, table),
+        models=_table.models,
+        contaminated=_table.contaminated,
+        fits=fits(data_key, lam, knn, _table),
     )
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def summary(data_key: str, alpha: float, lam, knn: int | None, _comparison: Comparison):
+    """``comparison.summary()`` once per setting (the cards and notes read it)."""
+    return _comparison.summary()
 
 
 @st.cache_resource(show_spinner="Computing audit diagnostics...", max_entries=8)

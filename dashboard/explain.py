@@ -213,10 +213,15 @@ def selection_warnings(table: ScoreTable, comparison: Comparison) -> list[tuple[
     return out
 
 
-def gcp_note(comparison: Comparison, method: str) -> str | None:
-    """A sentence when labels show this rule's realized GCP above alpha on this table, else ``None``."""
-    found = comparison.metrics(method)
-    if found is None or not found.gcp > comparison.alpha:
+def gcp_note(comparison: Comparison, method: str, *, gcp: float | None = None) -> str | None:
+    """A sentence when labels show this rule's realized GCP above alpha on this table, else ``None``.
+
+    ``gcp`` (from ``comparison.summary()``) saves recomputing the metrics.
+    """
+    if gcp is None:
+        found = comparison.metrics(method)
+        gcp = None if found is None else found.gcp
+    if gcp is None or not gcp > comparison.alpha:
         return None
-    return (f"On this labelled table its selection has a realized contamination share (GCP) of {found.gcp:.3f}, "
+    return (f"On this labelled table its selection has a realized contamination share (GCP) of {gcp:.3f}, "
             f"above the target α = {comparison.alpha:g}: it did not keep its target here.")

@@ -11,7 +11,7 @@ import html
 
 import streamlit as st
 
-from jecs_core import REGISTRY, Comparison, Guarantee
+from jecs_core import DEFAULT_METHOD, REGISTRY, Comparison, Guarantee
 
 from . import explain, state
 from .theme import GUARANTEE_BADGES, METHOD_COLORS, short_label
@@ -40,6 +40,7 @@ CARD_CSS = """
              padding: 0.7rem 0.9rem; font-size: 0.9rem; }
 .jecs-card[data-invalid] { background: #fafafa; }
 .jecs-name { font-size: 0.9rem; color: rgb(49, 51, 63); }
+.jecs-default { font-size: 0.72rem; border: 1px solid currentColor; border-radius: 0.3rem; padding: 0 0.3rem; }
 .jecs-count { font-size: 2.1rem; line-height: 1.3; }
 .jecs-badge { display: inline-block; border-radius: 0.4rem; padding: 0 0.45rem; font-size: 0.8rem; margin: 0.2rem 0; }
 .jecs-gcp { margin-top: 0.3rem; } .jecs-over { color: #b91c1c; font-weight: 600; }
@@ -99,12 +100,13 @@ def _card_html(comparison: Comparison, method: str, row) -> str:
     text, _, color = GUARANTEE_BADGES[rule.guarantee]
     badge = _badge_html("GCP above α here", "red") if (over and rule.valid) else _badge_html(text, color)
     tip = f"Items selected at α = {comparison.alpha:g}. {rule.summary} Guarantee: {rule.guarantee.description}."
-    parts = [f"<div class='jecs-name'>{html.escape(short_label(method))}</div>",
+    default = " <span class='jecs-default'>default</span>" if method == DEFAULT_METHOD else ""
+    parts = [f"<div class='jecs-name'>{html.escape(short_label(method))}{default}</div>",
              f"<div class='jecs-count'>{int(row['n_selected']):,}</div>", badge]
     if "gcp" in row:
         gcp = f"GCP {row['gcp']:.3f}" + (" &gt; α" if over else "")
         parts.append(f"<div class='jecs-gcp{' jecs-over' if over else ''}'>{gcp} · power {row['power']:.3f}</div>")
-    note = explain.gcp_note(comparison, method)
+    note = explain.gcp_note(comparison, method, gcp=float(row["gcp"]) if "gcp" in row else None)
     if note:
         parts.append(f"<div class='jecs-note'>{html.escape(note)}</div>")
     invalid = " data-invalid='1'" if rule.guarantee is Guarantee.INVALID else ""
@@ -112,20 +114,21 @@ def _card_html(comparison: Comparison, method: str, row) -> str:
             f"style='border-left-color:{METHOD_COLORS[method]}'>{''.join(parts)}</div>")
 
 
-def cards_html(comparison: Comparison) -> str:
+def cards_html(comparison: Comparison, summary=None) -> str:
     """Every rule's card as one HTML block (one element to send on an alpha step, not five per rule).
 
-    Only registry text and numbers go in; each is escaped.
+    Only registry text and numbers go in; each is escaped.  ``summary`` is ``comparison.summary()``
+    when the caller has it.  The default rule's card says so.
     """
-    summary = comparison.summary().set_index("method")
+    summary = (comparison.summary() if summary is None else summary).set_index("method")
     cards = "".join(_card_html(comparison, m, summary.loc[m]) for m in comparison.methods)
     # The stylesheet travels with the cards so they look right whatever the frame injected.
     return f"<style>{CARD_CSS}</style><div class='jecs-cards'>{cards}</div>"
 
 
-def method_cards(comparison: Comparison) -> None:
+def method_cards(comparison: Comparison, summary=None) -> None:
     """One card per rule run: selected count, guarantee badge, GCP / power and a sentence when GCP > α."""
-    st.html(cards_html(comparison))
+    st.html(cards_html(comparison, summary))
 
 
 def _plain_markdown(text: str) -> str:

@@ -112,7 +112,7 @@ def live() -> None:
     st.session_state[COMPARISON] = comparison
     with cards_slot:
         ui.warnings(selection_warnings(table, comparison))
-        ui.method_cards(comparison)
+        ui.method_cards(comparison, compute.summary(data.key, alpha, lam, knn, comparison))
         if st.session_state[COMPARE]:
             second = compute.comparison(data.key, round(float(st.session_state[ALPHA2]), 4), lam, knn, table)
             select_view.side_by_side(table, comparison, second)

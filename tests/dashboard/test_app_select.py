@@ -62,6 +62,7 @@ def test_every_registered_rule_has_a_card_and_counts_follow_alpha(at, table):
 
 
 def test_manual_lambda_and_knn(at, table):
+    at.session_state[select_view.METHOD] = "jecs"  # the paper's rule shows k_n in its fit line
     at.radio(key=state.LAM_MODE).set_value(state.MANUAL).run()
     at.slider(key=state.LAM).set_value(0.8).run()
     assert _counts(at) == _expected(table, 0.10, lam=0.8)
