@@ -38,8 +38,10 @@ def _inputs():
                             help="Columns item_id, split (calibration/test), text, optional member_<model> labels.")
         right.text_input("…or a path to the texts table on this server", key="score.texts_path")
         c1, c2, c3, c4 = st.columns(4)
-        c1.selectbox("Score for the selection", names, index=default, format_func=lambda s: labels.get(s, s),
-                     key="score.name")
+        c1.selectbox("Score for the selection", names, index=default, key="score.name",
+                     format_func=lambda s: labels.get(s, s).split(" (")[0],
+                     help="Every score is computed and kept; this one becomes the active data set. "
+                     + " · ".join(labels.get(n, n) for n in names))
         c2.number_input("Max tokens per text", 8, 8192, 512, 8, key="score.max_length",
                         help="Longer texts are truncated (the report says how many).")
         c3.number_input("k for Min-K% / Min-K%++", 0.01, 1.0, 0.2, 0.05, key="score.k")

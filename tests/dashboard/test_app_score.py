@@ -83,7 +83,7 @@ def test_the_score_page_tells_a_new_user_what_to_do():
     from scoring.registry import active_scores
 
     validate_texts(example)
-    assert at.selectbox(key="score.name").options == [SCORE_LABELS[s] for s in active_scores(reference=False)]
+    assert at.selectbox(key="score.name").options == [SCORE_LABELS[s].split(" (")[0] for s in active_scores(reference=False)]
 
 
 def test_the_progress_clock_ticks_while_a_model_loads():
