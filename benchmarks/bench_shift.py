@@ -41,6 +41,7 @@ CASES = {
     "shift_location": ("shift_location", {}),
     "shift_scale": ("shift_scale", {}),
     "shift_mixture": ("shift_mixture", {}),
+    "shift_curved (linear model wrong)": ("shift_curved", {}),
     "none (covariate moves scores)": ("shift_none", {}),
     "none (irrelevant covariate)": ("shift_none", {"beta": 0.0}),
 }

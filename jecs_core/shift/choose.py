@@ -6,7 +6,11 @@ tuned by the result:
 
 * with no covariates, plain conformal p-values (``"none"``);
 * otherwise estimate the density ratios and fit the location-scale model on the
-  calibration set.  Use the **residual** p-values when the calibration weights keep
+  calibration set.  If the calibration scores contradict the linear location model (the
+  F-test of adding squared covariates, Bonferroni over the K models, below
+  ``max_lack_of_fit`` = 0.01), use the **weighted** p-values: the residual method's
+  assumption is then known to fail, and the weighted method stays valid (if perhaps
+  powerless).  Otherwise use the **residual** p-values when the calibration weights keep
   less than ``min_ess_fraction`` (default one half) of the calibration set as effective
   sample size -- the weighted p-values then lose nearly all power, because a few
   calibration items carry them -- or when the covariates explain at least ``min_r2``
@@ -34,6 +38,7 @@ from .weighted import DensityRatio, estimate_density_ratio, plain_pvalues, weigh
 SHIFT_METHODS = ("auto", "weighted", "residual", "none")
 DEFAULT_MIN_ESS_FRACTION = 0.5
 DEFAULT_MIN_R2 = 0.1
+DEFAULT_MAX_LACK_OF_FIT = 0.01
 
 
 @dataclass(frozen=True)
@@ -82,8 +87,8 @@ class ShiftPValues:
         return out
 
 
-def choose_shift_method(ratio: DensityRatio, r2, *, min_ess_fraction: float = DEFAULT_MIN_ESS_FRACTION,
-                        min_r2: float = DEFAULT_MIN_R2) -> tuple[str, str]:
+def choose_shift_method(ratio: DensityRatio, r2, *, lack_of_fit=None, min_ess_fraction: float = DEFAULT_MIN_ESS_FRACTION,
+                        min_r2: float = DEFAULT_MIN_R2, max_lack_of_fit: float = DEFAULT_MAX_LACK_OF_FIT) -> tuple[str, str]:
     """``(method, reason)`` by the documented rule (module docstring).
 
     Parameters
@@ -92,12 +97,21 @@ def choose_shift_method(ratio: DensityRatio, r2, *, min_ess_fraction: float = DE
         The estimated weights (their effective-size share is read).
     r2 : array_like, shape (K,)
         Per-model R^2 of the location fit on the calibration set (:attr:`ResidualFit.r2`).
-    min_ess_fraction, min_r2 : float
+    lack_of_fit : array_like, shape (K,), optional
+        Per-model lack-of-fit p-values (:attr:`ResidualFit.lack_of_fit`; NaN = not testable).
+    min_ess_fraction, min_r2, max_lack_of_fit : float
         Thresholds in (0, 1).
     """
     min_ess_fraction = check_alpha(min_ess_fraction, "min_ess_fraction")
     min_r2 = check_alpha(min_r2, "min_r2")
+    max_lack_of_fit = check_alpha(max_lack_of_fit, "max_lack_of_fit")
     mean_r2 = float(np.mean(r2))
+    lof = np.asarray([] if lack_of_fit is None else lack_of_fit, dtype=float)
+    lof = lof[~np.isnan(lof)]
+    if lof.size and lof.min() * lof.size < max_lack_of_fit:
+        return "weighted", (f"the calibration scores contradict the linear location model (lack-of-fit p = "
+                            f"{lof.min():.2g}, Bonferroni over {lof.size} model(s), < {max_lack_of_fit:g}); "
+                            "the model-free weighted method is used")
     if ratio.ess_fraction < min_ess_fraction:
         return "residual", (f"weights keep only {ratio.ess_fraction:.0%} of the calibration set as effective size "
                             f"(< {min_ess_fraction:.0%}); weighted p-values would have little power")
@@ -111,7 +125,8 @@ def choose_shift_method(ratio: DensityRatio, r2, *, min_ess_fraction: float = DE
 def shift_pvalues(test_scores, cal_scores, test_X=None, cal_X=None, *, method: str = "auto",
                   rng: np.random.Generator | None = None, n_folds: int = 5, clip: float = 20.0,
                   scale: bool = True, min_ess_fraction: float = DEFAULT_MIN_ESS_FRACTION,
-                  min_r2: float = DEFAULT_MIN_R2, ratio_rng: np.random.Generator | None = None) -> ShiftPValues:
+                  min_r2: float = DEFAULT_MIN_R2, max_lack_of_fit: float = DEFAULT_MAX_LACK_OF_FIT,
+                  ratio_rng: np.random.Generator | None = None) -> ShiftPValues:
     """Per-model p-values that account for a covariate shift between calibration and test items.
 
     Parameters
@@ -127,7 +142,7 @@ def shift_pvalues(test_scores, cal_scores, test_X=None, cal_X=None, *, method: s
         Density-ratio estimation (see :func:`estimate_density_ratio`).
     scale : bool
         Fit a scale model in the residual method (see :func:`residual_pvalues`).
-    min_ess_fraction, min_r2 : float
+    min_ess_fraction, min_r2, max_lack_of_fit : float
         The ``auto`` rule's thresholds (see :func:`choose_shift_method`).
     ratio_rng : numpy.random.Generator, optional
         The cross-fitting folds of the density ratio (default: a fixed seed, so the
@@ -153,7 +168,8 @@ def shift_pvalues(test_scores, cal_scores, test_X=None, cal_X=None, *, method: s
         return ShiftPValues(p, "weighted", method, "asked for the weighted method", ratio=ratio)
     # The tie-breaking uniforms are drawn only by the method finally used.
     fit = residual_pvalues(test_scores, cal_scores, test_X, cal_X, scale=scale)
-    chosen, reason = choose_shift_method(ratio, fit.r2, min_ess_fraction=min_ess_fraction, min_r2=min_r2)
+    chosen, reason = choose_shift_method(ratio, fit.r2, lack_of_fit=fit.lack_of_fit, min_ess_fraction=min_ess_fraction,
+                                         min_r2=min_r2, max_lack_of_fit=max_lack_of_fit)
     if chosen == "weighted":
         p = weighted_pvalues(test_scores, cal_scores, test_weights=ratio.test_weights, cal_weights=ratio.cal_weights, rng=rng)
         return ShiftPValues(p, "weighted", method, reason, ratio=ratio, residual=fit)

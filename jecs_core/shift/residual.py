@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import f as f_dist
 
 from ._features import as_scores, pair
 from .weighted import plain_pvalues
@@ -45,6 +46,11 @@ class ResidualFit:
     max_leverage : float
         Largest test leverage ``h(x)``; large values mean test covariates far outside
         the calibration range, where the fitted line is extrapolated.
+    lack_of_fit : numpy.ndarray, shape (K,)
+        Per model, the F-test p-value of adding the squares of the non-binary covariates
+        to the location fit on the calibration set (NaN when there is nothing to add or
+        too few rows).  A small value says the linear location model misfits even where
+        the calibration items are; beyond them it can only be worse.
     """
 
     pvalues: np.ndarray
@@ -52,9 +58,11 @@ class ResidualFit:
     log_scale: np.ndarray | None
     r2: np.ndarray
     max_leverage: float
+    lack_of_fit: np.ndarray | None = None
 
     def to_dict(self) -> dict:
-        return {"r2": [float(v) for v in self.r2], "max_test_leverage": self.max_leverage,
+        lof = [] if self.lack_of_fit is None else [None if np.isnan(v) else float(v) for v in self.lack_of_fit]
+        return {"r2": [float(v) for v in self.r2], "max_test_leverage": self.max_leverage, "lack_of_fit_pvalue": lof,
                 "scale_model": self.log_scale is not None}
 
 
@@ -70,6 +78,21 @@ def _studentised(test, cal, D_test, D_cal):
     cal_res = cal_loo * np.sqrt(one_minus)           # e_i / sqrt(1 - h_ii)
     test_res = (test - D_test @ coef) / np.sqrt(1.0 + h_test)[:, None]
     return coef, cal_res, test_res, h_test
+
+
+def lack_of_fit(cal: np.ndarray, cX: np.ndarray) -> np.ndarray:
+    """Per-column F-test p-values of linear vs linear-plus-squares location fits (see :class:`ResidualFit`)."""
+    curved = np.array([np.unique(col).size > 2 for col in cX.T], dtype=bool)
+    D_lin = np.column_stack([np.ones(len(cX)), cX])
+    q, dof = int(curved.sum()), len(cX) - D_lin.shape[1] - int(curved.sum())
+    if q == 0 or dof < 1:
+        return np.full(cal.shape[1], np.nan)
+    # Centre before squaring so the squares are not nearly collinear with the linear terms.
+    sq = (cX[:, curved] - cX[:, curved].mean(axis=0)) ** 2
+    D_quad = np.column_stack([D_lin, sq])
+    rss = [np.sum((cal - D @ np.linalg.lstsq(D, cal, rcond=None)[0]) ** 2, axis=0) for D in (D_lin, D_quad)]
+    stat = ((rss[0] - rss[1]) / q) / np.maximum(rss[1] / dof, np.finfo(float).tiny)
+    return f_dist.sf(np.maximum(stat, 0.0), q, dof)
 
 
 def residual_pvalues(test_scores, cal_scores, test_X, cal_X, *, scale: bool = True,
@@ -115,4 +138,4 @@ def residual_pvalues(test_scores, cal_scores, test_X, cal_X, *, scale: bool = Tr
     r2 = np.where(variance > 0, 1.0 - resid_var / np.where(variance > 0, variance, 1.0), 0.0)
     return ResidualFit(pvalues=plain_pvalues(test_res, cal_res, rng=rng), location=coef.T,
                        log_scale=None if log_scale is None else log_scale.T, r2=r2,
-                       max_leverage=float(h_test.max()) if len(h_test) else 0.0)
+                       max_leverage=float(h_test.max()) if len(h_test) else 0.0, lack_of_fit=lack_of_fit(cal, cX))

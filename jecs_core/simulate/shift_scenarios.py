@@ -92,6 +92,21 @@ def mixture_shift(rng: np.random.Generator, *, pool_size: int = 1200, n_models: 
     return _table(rng, cal_x, test_x, effect, n_models=n_models, contamination=contamination, mu=mu)
 
 
+def curved_shift(rng: np.random.Generator, *, pool_size: int = 1200, n_models: int = 3,
+                 calibration_fraction: float = 0.3, contamination: float = 0.3, mu: float = 3.0,
+                 gamma: float = -0.5, shift: float = 1.0) -> pd.DataFrame:
+    """The location shift with a curved covariate effect: ``T = mu M + gamma x_len^2 + e``.
+
+    A linear location model fitted on the calibration set (centred at ``shift``) and
+    extrapolated to the test items (centred at 0) overstates the test members' location
+    when ``gamma < 0``: the residual method's model is wrong here, on purpose.
+    """
+    m, n = _check(rng, pool_size, n_models, calibration_fraction, contamination)
+    cal_x = {"len": shift + rng.standard_normal(m)}
+    test_x = {"len": rng.standard_normal(n)}
+    return _table(rng, cal_x, test_x, lambda x: gamma * x["len"] ** 2, n_models=n_models, contamination=contamination, mu=mu)
+
+
 def no_shift(rng: np.random.Generator, **params) -> pd.DataFrame:
     """The location scenario with ``shift = 0``: covariates with the same law in both splits."""
     return location_shift(rng, **{**params, "shift": 0.0})
@@ -104,5 +119,7 @@ SHIFT_SCENARIOS = {
                     scale_shift),
     "shift_mixture": ("Two sources: calibration 90% source 1, test 50%; scores 3 M + x_len + 2 x_src + noise, K = 3.",
                       mixture_shift),
+    "shift_curved": ("Calibration covariate N(1, 1), test N(0, 1); scores 3 M - 0.5 x_len^2 + noise, K = 3 "
+                     "(a linear location model is wrong here).", curved_shift),
     "shift_none": ("Control: covariate N(0, 1) in both splits; scores 3 M + 1.5 x_len + noise, K = 3.", no_shift),
 }

@@ -6,9 +6,11 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy import stats
 
 import jecs_core as jc
 from jecs_core.shift import residual_pvalues
+from jecs_core.shift.residual import lack_of_fit
 from jecs_core.simulate.shift_scenarios import location_shift
 
 
@@ -89,3 +91,49 @@ def test_selection_holds_alpha_on_a_location_shift(method):
     plain, resid = np.array(plain), np.array(resid)
     assert resid.mean() <= alpha + 2 * resid.std(ddof=1) / np.sqrt(reps)
     assert plain.mean() > alpha + 2 * plain.std(ddof=1) / np.sqrt(reps)
+
+
+def _f_test_reference(y, x):
+    """The textbook nested-model F-test, one covariate, written out with polyfit."""
+    rss1 = np.sum((y - np.polyval(np.polyfit(x, y, 1), x)) ** 2)
+    rss2 = np.sum((y - np.polyval(np.polyfit(x, y, 2), x)) ** 2)
+    dof = len(y) - 3
+    return stats.f.sf((rss1 - rss2) / (rss2 / dof), 1, dof)
+
+
+@given(st.integers(0, 2**32 - 1), st.floats(-1, 1))
+def test_lack_of_fit_matches_the_textbook_f_test(seed, curvature):
+    rng = np.random.default_rng(seed)
+    x = 1 + rng.standard_normal(30)
+    y = np.column_stack([2 * x + curvature * x**2 + rng.standard_normal(30), rng.standard_normal(30)])
+    got = lack_of_fit(y, x[:, None])
+    np.testing.assert_allclose(got, [_f_test_reference(y[:, k], x) for k in range(2)], rtol=1e-6, atol=1e-12)
+
+
+def test_lack_of_fit_false_alarms_and_detection():
+    rng = np.random.default_rng(5)
+    linear = [lack_of_fit((1.5 * x + rng.standard_normal(200))[:, None], x[:, None])[0]
+              for x in (rng.standard_normal(200) for _ in range(400))]
+    assert np.mean(np.array(linear) <= 0.05) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 400)
+    x = 1 + rng.standard_normal(360)
+    assert lack_of_fit((-0.5 * x**2 + rng.standard_normal(360))[:, None], x[:, None])[0] < 1e-6
+    # A binary covariate has no square to add: not testable.
+    assert np.isnan(lack_of_fit(rng.standard_normal((50, 1)), (rng.random((50, 1)) < 0.5).astype(float))[0])
+
+
+def test_auto_refuses_the_residual_model_when_the_calibration_data_contradict_it():
+    """Curved effect: residual p-values exceed alpha; auto sees the misfit and stays valid."""
+    from jecs_core.shift import shift_pvalues
+    from jecs_core.simulate.shift_scenarios import curved_shift
+
+    alpha, reps = 0.1, 30
+    resid, auto = [], []
+    for seed in range(reps):
+        test, cal, tX, cX, contaminated = _arrays(curved_shift(np.random.default_rng(seed)))
+        chosen = shift_pvalues(test, cal, tX, cX)
+        assert chosen.method == "weighted" and "lack-of-fit" in chosen.reason
+        for store, p in ((resid, residual_pvalues(test, cal, tX, cX).pvalues), (auto, chosen.pvalues)):
+            store.append(jc.gcp(jc.select(p, alpha=alpha).selected, contaminated))
+    resid, auto = np.array(resid), np.array(auto)
+    assert resid.mean() > alpha + 2 * resid.std(ddof=1) / np.sqrt(reps)
+    assert auto.mean() <= alpha + 2 * max(auto.std(ddof=1), 1e-12) / np.sqrt(reps)

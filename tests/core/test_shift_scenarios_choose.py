@@ -105,3 +105,11 @@ def test_auto_with_the_default_rule_holds_alpha_where_plain_does_not(name):
     plain, aware = np.array(plain), np.array(aware)
     assert aware.mean() <= alpha + 2 * aware.std(ddof=1) / np.sqrt(reps)
     assert plain.mean() > alpha + 2 * plain.std(ddof=1) / np.sqrt(reps)
+
+
+def test_choice_rule_prefers_weighted_when_the_location_model_misfits():
+    method, reason = choose_shift_method(_ratio(0.3), [0.7, 0.7], lack_of_fit=[1e-5, 0.4])
+    assert method == "weighted" and "lack-of-fit" in reason
+    # Bonferroni over the models: 0.004 * 3 > 0.01 keeps the residual method.
+    assert choose_shift_method(_ratio(0.3), [0.7] * 3, lack_of_fit=[0.004, 0.5, 0.5])[0] == "residual"
+    assert choose_shift_method(_ratio(0.3), [0.7], lack_of_fit=[np.nan])[0] == "residual"
