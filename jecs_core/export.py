@@ -120,11 +120,11 @@ def _fit_fields(comparison: Comparison, primary: str) -> dict:
 
 def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | None = None, *,
                        options: dict | None = None, warnings: list[str] | None = None,
-                       spreadsheet_safe_cells: bool = True) -> dict:
+                       spreadsheet_safe_cells: bool = True, diagnostics: dict | None = None) -> dict:
     """The sidecar record: the rule and its guarantee kind, alpha, options, warnings, fit, counts, input hash, version.
 
     ``warnings=None`` records :func:`selection_warnings`; ``spreadsheet_safe_cells`` says how the
-    CSV's text cells were written.
+    CSV's text cells were written; ``diagnostics`` (``AuditDiagnostics.to_dict()``) is recorded when given.
     """
     from . import __version__
 
@@ -153,6 +153,8 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
         "version": __version__,
         "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
+    if diagnostics is not None:
+        record["diagnostics"] = diagnostics
     if comparison.contaminated is not None:
         record["metrics"] = {name: {"gcp": comparison.metrics(name).gcp, "power": comparison.metrics(name).power}
                              for name in comparison.methods}
@@ -164,9 +166,22 @@ def sidecar_path(csv_path: str | Path) -> Path:
     return Path(csv_path).with_suffix(".json")
 
 
+def _strict(value):
+    """NaN and infinities as ``null`` (strict JSON); numpy scalars as Python numbers."""
+    if isinstance(value, dict):
+        return {str(k): _strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
+    return value
+
+
 def sidecar_text(record: dict) -> str:
-    """The sidecar JSON as written to disk (the dashboard's download uses the same text)."""
-    return json.dumps(record, indent=2) + "\n"
+    """The sidecar JSON as written to disk (strict JSON: NaN/inf as null; the dashboard's download uses the same text)."""
+    return json.dumps(_strict(record), indent=2, allow_nan=False) + "\n"
 
 
 def check_selection_paths(path: str | Path, *, inputs=()) -> tuple[Path, Path]:
@@ -178,7 +193,7 @@ def check_selection_paths(path: str | Path, *, inputs=()) -> tuple[Path, Path]:
 
 def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison, method: str | None = None, *,
                     spreadsheet_safe_cells: bool = True, options: dict | None = None,
-                    warnings: list[str] | None = None) -> tuple[Path, Path]:
+                    warnings: list[str] | None = None, diagnostics: dict | None = None) -> tuple[Path, Path]:
     """Write the selection CSV and its sidecar JSON, both or neither; return both paths.
 
     Refused before anything is written: a path not ending in ``.csv``, a directory, a missing
@@ -188,7 +203,7 @@ def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison,
     path, side = check_selection_paths(path, inputs=[table.source])
     frame = selection_frame(table, comparison, method)
     record = selection_metadata(table, comparison, method, options=options, warnings=warnings,
-                                spreadsheet_safe_cells=spreadsheet_safe_cells)
+                                spreadsheet_safe_cells=spreadsheet_safe_cells, diagnostics=diagnostics)
     data = spreadsheet_safe(frame) if spreadsheet_safe_cells else frame
     text = sidecar_text(record)
     write_files_atomic({path: lambda temp: write_csv(data, temp), side: lambda temp: temp.write_text(text, encoding="utf-8")})

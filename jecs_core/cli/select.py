@@ -33,6 +33,8 @@ def register(subparsers) -> None:
                         help="how covariates are used: auto (documented rule), weighted, residual, none (default auto)")
     parser.add_argument("--shift-check", action="store_true",
                         help="run the model-free shift check (covariates and text features) even without --covariates")
+    parser.add_argument("--no-diagnostics", action="store_true",
+                        help="skip the label-free audit diagnostics (correlation, JECS tail, pi0 band, matched-twin check)")
     parser.add_argument("--out", default=None, help="write the selection CSV here (and <name>.json beside it)")
     parser.add_argument("--raw-cells", action="store_true",
                         help="write text cells as they are; by default cells starting with = + - @ get a leading ' "
@@ -95,6 +97,25 @@ def _shifted(args, table):
     return check, shift
 
 
+# Above this many test items the matched-twin check (O(twin tables x n x K)) is skipped; the rest still runs.
+TWIN_LIMIT = 200_000
+
+
+def _diagnostics(args, table):
+    """The label-free audit diagnostics (``None`` with ``--no-diagnostics``) and a note when the twin check is skipped."""
+    if args.no_diagnostics:
+        return None, []
+    from ..diagnostics import audit_diagnostics
+
+    twin = table.n <= TWIN_LIMIT
+    notes = [] if twin else [f"note: the matched-twin check is skipped above {TWIN_LIMIT:,} test items (n = {table.n:,}); "
+                             "the other diagnostics ran"]
+    try:
+        return audit_diagnostics(table, alpha=args.alpha, lam=args.lam, knn=args.knn, seed=0, twin=twin), notes
+    except ValueError as exc:  # a table too small for a diagnostic must not stop the selection
+        return None, [f"note: diagnostics skipped: {exc}"]
+
+
 def _options(args, check, shift) -> dict:
     options = {"lam": args.lam, "knn": args.knn, "layout": args.layout, "raw_cells": bool(args.raw_cells),
                "covariates": None if args.covariates is None else
@@ -118,14 +139,19 @@ def run(args: argparse.Namespace) -> int:
         comparison = compare_pvalues(shift.pvalues, alpha=args.alpha, lam=args.lam, knn=args.knn,
                                      models=table.models, contaminated=table.contaminated)
     print(format_summary(table, comparison))
-    for block in (check, shift):
+    diagnostics, notes = _diagnostics(args, table)
+    for block in (check, shift, diagnostics):
         if block is not None:
             print("\n".join(block.lines()))
+    for note in notes:
+        print(note)
     warnings = selection_warnings(table, comparison)
     for line in warnings:  # one line each, on stderr so the summary stays parseable
         print(f"jecs select: {line}", file=sys.stderr)
     if args.out:
-        csv_path, json_path = write_selection(args.out, table, comparison, args.method, spreadsheet_safe_cells=not args.raw_cells,
-                                              options=_options(args, check, shift), warnings=warnings)
+        csv_path, json_path = write_selection(
+            args.out, table, comparison, args.method, spreadsheet_safe_cells=not args.raw_cells,
+            options=_options(args, check, shift), warnings=warnings,
+            diagnostics=None if diagnostics is None else diagnostics.to_dict())
         print(f"wrote {csv_path} ({args.method}) and {json_path}")
     return 0

@@ -40,7 +40,7 @@ def test_synth_parquet_and_bad_suffix(tmp_path, capsys):
 
 def test_select_summary_and_export(synth_csv, tmp_path, capsys):
     out = tmp_path / "sel.csv"
-    assert main(["select", str(synth_csv), "--alpha", "0.2", "--out", str(out)]) == 0
+    assert main(["select", str(synth_csv), "--alpha", "0.2", "--method", "jecs", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     table = load_scores(synth_csv)
     comparison = compare_methods(table, alpha=0.2)
@@ -169,3 +169,16 @@ def test_select_default_method_and_warnings_are_one_line_each(tmp_path, capsys):
     meta = json.loads(out.with_suffix(".json").read_text())
     assert meta["method"] == DEFAULT_METHOD and meta["guarantee"] == REGISTRY[DEFAULT_METHOD].guarantee.value
     assert meta["warnings"] == [line.removeprefix("jecs select: ") for line in captured.err.splitlines()]
+
+
+def test_select_prints_and_records_the_audit_diagnostics(tmp_path, capsys):
+    out = tmp_path / "sel.csv"
+    assert main(["select", SAMPLE, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "diagnostics (no labels used):" in printed and "verdict: " in printed
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert {"correlation", "tail", "pi0_bootstrap", "twin", "verdict"} <= set(meta["diagnostics"])
+    json.loads(out.with_suffix(".json").read_text(), parse_constant=lambda name: pytest.fail(f"non-strict JSON {name}"))
+    assert main(["select", SAMPLE, "--no-diagnostics", "--out", str(out)]) == 0
+    assert "diagnostics (no labels used):" not in capsys.readouterr().out
+    assert "diagnostics" not in json.loads(out.with_suffix(".json").read_text())
