@@ -83,7 +83,9 @@ class ShiftPValues:
             out.append(f"  density ratio: effective calibration size {self.ratio.ess:.1f} "
                        f"({self.ratio.ess_fraction:.0%} of m), {self.ratio.n_clipped} ratio(s) clipped at {self.ratio.clip:g}")
         if self.residual is not None:
-            out.append("  location fit R^2 per model: " + ", ".join(f"{v:.2f}" for v in self.residual.r2))
+            lof = self.residual.lack_of_fit
+            tail = "" if lof is None else "   lack-of-fit p: " + ", ".join(f"{v:.2g}" for v in lof)
+            out.append("  location fit R^2 per model: " + ", ".join(f"{v:.2f}" for v in self.residual.r2) + tail)
         return out
 
 
