@@ -60,7 +60,8 @@ def register(subparsers) -> argparse.ArgumentParser:
         choices=SCORE_NAMES,
         default=DEFAULT_SCORE,
         help="score written to --out (default %(default)s): "
-        + "; ".join(f"{n} = {label}" for n, label in SCORE_LABELS.items()),
+        # Labels hold '%' (Min-K%), which argparse would read as a format directive.
+        + "; ".join(f"{n} = {label}" for n, label in SCORE_LABELS.items()).replace("%", "%%"),
     )
     parser.add_argument(
         "--reference", metavar="DIR", help="reference model (directory or .gguf) for the reference-based scores (refratio)"

@@ -153,3 +153,16 @@ def test_texts_can_be_a_directory_of_csv_and_parquet_shards(models, texts_csv, t
     empty.mkdir()
     with pytest.raises(ValueError, match="no .csv or .parquet shards"):
         read_texts(empty)
+
+
+@pytest.mark.parametrize("command", ["score"])
+def test_help_lists_every_registered_score(command, capsys):
+    from scoring import SCORE_NAMES
+
+    with pytest.raises(SystemExit) as exc:
+        run_cli([command, "--help"])
+    assert exc.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    for name in SCORE_NAMES:
+        assert f"{name} =" in out
+    assert "Min-K%++" in out
