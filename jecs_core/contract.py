@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ._columns import Where, empty_text, label_column, numeric_column, show
+from ._long import detect_layout, long_to_wide
 from .io import ScoreTableError, check_header, one_line
 
 SPLITS = ("calibration", "test")
@@ -173,8 +174,6 @@ def _labels(frame, members, models, is_cal, where) -> tuple[np.ndarray | None, l
 def check_frame(frame, *, source: str = "<memory>", layout: str = "auto", from_file: bool = False
                 ) -> tuple[CheckedFrame | None, list[str]]:
     """Check ``frame`` against the contract; return the checked pieces (None on failure) and every problem."""
-    from ._long import detect_layout, long_to_wide
-
     if layout not in ("auto", "wide", "long"):
         raise ValueError(f"layout must be 'auto', 'wide' or 'long', got {layout!r}")
     frame, problems = _header(frame, source)
