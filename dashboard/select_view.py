@@ -11,7 +11,7 @@ import streamlit as st
 from jecs_core import DEFAULT_METHOD, REGISTRY, Comparison, ScoreTable
 
 from . import explain, state, tables
-from .figures import FIGURE_KEYS, get_figure_spec
+from .figures import FIGURE_KEYS, envelope_source, get_figure_spec
 from .report import figure_html
 from .theme import short_label
 
@@ -122,6 +122,11 @@ def draw_figure(key: str, comparison: Comparison, method: str) -> None:
     spec = get_figure_spec(key)
     fig = spec.build(comparison, method)
     st.caption(spec.caption)
+    if key in ("envelope", "grid"):
+        source, _ = envelope_source(comparison, method)
+        if source is not None and source != method:
+            st.caption(f"{REGISTRY[method].label} fits no envelope of its own; this is the fit of "
+                       f"{REGISTRY[source].label}, shown for reference.")
     if fig is None:
         st.info(f"{spec.title} does not apply to {REGISTRY[method].label}.")
         return
@@ -130,8 +135,6 @@ def draw_figure(key: str, comparison: Comparison, method: str) -> None:
                        file_name=f"jecs_{key}_alpha{comparison.alpha:.2f}.html", mime="text/html",
                        on_click="ignore", icon=":material/download:", key=f"download-fig-{key}")
     if key == "grid":
-        from .figures import envelope_source
-
         _, fit = envelope_source(comparison, method)
         st.dataframe(tables.grid_table(fit), hide_index=True, key="grid-table")
 

@@ -43,10 +43,9 @@ def envelope_source(comparison: Comparison, method: str):
 
 
 def _maxp(comparison: Comparison, method: str):
-    name, fit = envelope_source(comparison, method)
-    # Without an envelope fit the histogram still applies; only the λ mark goes.
-    source = fit if fit is not None else SimpleNamespace(p_max=comparison.p_max, lam=None)
-    return plot_maxp_histogram(source, comparison.contaminated)
+    # The λ marked is the inspected rule's own (rules without one get no mark).
+    lam = getattr(comparison.result(method), "lam", None)
+    return plot_maxp_histogram(SimpleNamespace(p_max=comparison.p_max, lam=lam), comparison.contaminated)
 
 
 def _envelope(comparison: Comparison, method: str):

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from jecs_core import REGISTRY, Comparison, ScoreTable, __version__, selection_metadata
 
 from ..explain import selection_warnings
-from ..figures.catalog import SELECT_FIGURES, build_all
+from ..figures.catalog import SELECT_FIGURES, build_all, envelope_source
 from .style import CSS
 
 
@@ -145,9 +145,12 @@ def _counts(inputs: ReportInputs) -> str:
 def _figures(inputs: ReportInputs) -> str:
     figures = build_all(inputs.comparison, inputs.method)
     titles = {spec.key: (spec.title, spec.caption) for spec in SELECT_FIGURES}
+    source, _ = envelope_source(inputs.comparison, inputs.method)
     parts = []
     for i, (key, fig) in enumerate(figures.items()):
         title, caption = titles[key]
+        if key in ("envelope", "grid") and source not in (None, inputs.method):
+            caption += f" (The fit of {REGISTRY[source].label}: {REGISTRY[inputs.method].label} fits no envelope.)"
         div = figure_html(fig, include_plotlyjs=(i == 0), div_id=f"fig-{key}")
         parts.append(f"<section class='figure' data-figure='{key}'><h3>{_e(title)}</h3><p>{_e(caption)}</p>{div}</section>")
     return "\n".join(parts)
