@@ -6,6 +6,7 @@ as two browser sessions on one server do.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -33,10 +34,13 @@ def _table_bytes(seed: int, shift: float) -> bytes:
 
 
 def _jecs_shown(at: AppTest) -> int:
+    """The paper's JECS count the Select page draws, read from its method card."""
     at.switch_page("views/select_page.py").run()
     assert not at.exception
-    metric = next(m for m in at.metric if m.label.startswith("JECS"))
-    return int(metric.value.replace(",", ""))
+    cards = " ".join(h.proto.body for h in at.get("html"))
+    match = re.search(r"jecs-name'>JECS</div>\s*<div class='jecs-count'>([\d,]+)<", cards)
+    assert match, "the JECS card was not found on the Select page"
+    return int(match.group(1).replace(",", ""))
 
 
 def _own_numbers(at: AppTest) -> int:
