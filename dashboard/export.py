@@ -22,10 +22,12 @@ def file_names(data_name: str, method: str, alpha: float) -> tuple[str, str]:
     return csv_name, sidecar_path(csv_name).name
 
 
-def export_files(table: ScoreTable, comparison: Comparison, method: str, *, options: dict | None = None) -> tuple[bytes, bytes]:
+def export_files(table: ScoreTable, comparison: Comparison, method: str, *, options: dict | None = None,
+                 diagnostics: dict | None = None) -> tuple[bytes, bytes]:
     """``(csv, json)`` bytes exactly as :func:`jecs_core.write_selection` writes them."""
     with tempfile.TemporaryDirectory(prefix="jecs-export-") as folder:
-        csv_path, json_path = write_selection(Path(folder) / "selection.csv", table, comparison, method, options=options)
+        csv_path, json_path = write_selection(Path(folder) / "selection.csv", table, comparison, method, options=options,
+                                              diagnostics=diagnostics)
         return csv_path.read_bytes(), json_path.read_bytes()
 
 
@@ -34,6 +36,17 @@ def csv_bytes(table: ScoreTable, comparison: Comparison, method: str, *, options
     return export_files(table, comparison, method, options=options)[0]
 
 
-def json_bytes(table: ScoreTable, comparison: Comparison, method: str, *, options: dict | None = None) -> bytes:
-    """The sidecar JSON: the rule and its guarantee, alpha, options, warnings, counts, input hash, version."""
-    return export_files(table, comparison, method, options=options)[1]
+def json_bytes(table: ScoreTable, comparison: Comparison, method: str, *, options: dict | None = None,
+               diagnostics: bool = False) -> bytes:
+    """The sidecar JSON: the rule and its guarantee, alpha, options, warnings, counts, input hash, version.
+
+    ``diagnostics=True`` records the label-free audit diagnostics under ``"diagnostics"``, as
+    ``jecs select`` does (computed here, about a second).
+    """
+    record = None
+    if diagnostics:
+        from .report import audit_diagnostics_or_none
+
+        found = audit_diagnostics_or_none(table, alpha=comparison.alpha, **(options or {}))
+        record = found.to_dict() if found is not None and callable(getattr(found, "to_dict", None)) else None
+    return export_files(table, comparison, method, options=options, diagnostics=record)[1]

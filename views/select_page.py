@@ -72,7 +72,8 @@ def export_section(comparison, method: str, lam, knn) -> None:
                            file_name=csv_name,
                            mime="text/csv", on_click="ignore", icon=":material/download:", type="primary",
                            key="download-csv")
-    row[2].download_button("Sidecar JSON", partial(export.json_bytes, table, comparison, chosen, options=options),
+    row[2].download_button("Sidecar JSON", partial(export.json_bytes, table, comparison, chosen, options=options,
+                                                   diagnostics=True),
                            file_name=json_name,
                            mime="application/json", on_click="ignore", icon=":material/data_object:",
                            key="download-json")

@@ -49,3 +49,14 @@ def test_file_names_pair_like_the_contract():
     csv_name, json_name = export.file_names("Paper synthetic setup (K = 4)", "jecs", 0.1)
     assert csv_name == "jecs_selection_paper-synthetic-setup-k-4_jecs_alpha0.10.csv"
     assert json_name == csv_name[:-4] + ".json"
+
+
+def test_sidecar_download_records_the_diagnostics(table):
+    diagnostics = pytest.importorskip("jecs_core.diagnostics")
+    comparison = jecs_core.compare_methods(table, alpha=0.1)
+    options = {"lam": "auto", "knn": None}
+    record = json.loads(export.json_bytes(table, comparison, jecs_core.DEFAULT_METHOD, options=options, diagnostics=True))
+    want = json.loads(json.dumps(diagnostics.audit_diagnostics(table, alpha=0.1, **options).to_dict()))
+    got = record["diagnostics"]
+    want.get("twin", {}).pop("seconds", None), got.get("twin", {}).pop("seconds", None)  # wall time differs
+    assert got == want
