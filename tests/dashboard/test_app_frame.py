@@ -90,3 +90,14 @@ def test_the_favicon_is_a_local_file():
     source = Path(APP).read_text()
     assert 'page_icon=str(HERE / "dashboard" / "assets" / "favicon.png")' in source
     assert (Path(APP).parent / "dashboard" / "assets" / "favicon.png").read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.skipif(samples.REAL_SAMPLE not in samples.SAMPLES, reason="the real audit files are not in this checkout")
+def test_a_link_names_the_sample_and_its_detection_score():
+    at = _app(samples.REAL_SAMPLE)
+    assert "score" not in at.query_params  # the default score is implied
+    linked = AppTest.from_file(APP, default_timeout=60)
+    linked.query_params["sample"], linked.query_params["score"] = samples.REAL_SAMPLE, "ppl"
+    linked.run()
+    assert linked.session_state[state.ACTIVE_KEY] == f"sample:{samples.REAL_SAMPLE}:ppl"
+    assert linked.session_state[state.SAMPLE_SCORE] == "ppl" and linked.query_params["score"] == "ppl"
