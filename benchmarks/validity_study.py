@@ -222,7 +222,7 @@ def write_markdown(summary: pd.DataFrame, frame: pd.DataFrame, path: Path, secon
         f"per configuration ({int(tables.sum())} in all)"
         + ("." if seconds != seconds else f"; run time {seconds / 60:.1f} min on 2 processes (shared machine)."),
         "GCR = mean GCP over tables, SE = sd / sqrt(tables). Power = mean share of pure items selected, averaged "
-        "over all configurations. `storey-maxp` (proposed default) is Storey-BH on max-p, lambda = 0.5, +1, pi0 capped at 1/0.9 and multiplied by the exact correction c(n); `storey-capped` caps at 1 (METHOD-NOTES, not finite-sample valid); `storey-capped-c` is the cap at 1 with its own correction; `jecs-windowed` is the unregistered research variant (docs/GUARANTEES.md).",
+        "over all configurations. `storey-maxp` (proposed default) is Storey-BH on max-p, lambda = 0.5, +1, pi0 capped at 1/w(n), w(n) = 1 - 1.5/sqrt(n), and multiplied by the exact correction c(n); `storey-capped` caps at 1 (METHOD-NOTES, not finite-sample valid); `storey-capped-c` is the cap at 1 with its own correction; `jecs-windowed` is the unregistered research variant (docs/GUARANTEES.md).",
         "A rule sitting exactly at alpha would exceed alpha + 2 SE in about 2.3% of configurations by chance.", "",
     ]
     for alpha, block in summary.groupby("alpha"):

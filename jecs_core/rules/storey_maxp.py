@@ -2,16 +2,15 @@
 
 The default selection rule.  With ``p*_i = max_k p_i^k``, ``N = #{p* > lam}``::
 
-    pi0_hat = c(n) * min((1 + N) / (n (1 - lam)), 1 / w)     (lam = 0.5, w = 0.9)
+    pi0_hat = c(n) * min((1 + N) / (n (1 - lam)), 1 / w(n))   (lam = 0.5, w(n) = 1 - 1.5 / sqrt(n))
     r* = max{r : p*_(r) <= alpha r / (pi0_hat n)},   select p* <= p*_(r*)
 
 ``(1 + N) / (n (1 - lam))`` is Storey's "+1" estimator.  Capping it at 1 (as
 METHOD-NOTES' Storey-BH does) can push the GCR above alpha when almost every item
-is contaminated; capping at ``1 / w`` and multiplying by the exact correction
-``c(n) = max_{n0 <= n} E[max(n0 (1 - lam) / (1 + B), w n0 / n)]``,
-``B ~ Binomial(n0 - 1, 1 - lam)``, keeps the bound (``c(210) = 1.0014``,
-``c(840) = 1.00001``).  Without the cap the rule would select far less than JMCS when
-most items are contaminated; with it, it never falls below BH at ``w alpha / c(n)``.
+is contaminated; capping at ``1 / w(n)`` and multiplying by the exact correction
+``c(n) = max_{n0 <= n} E[max(n0 (1 - lam) / (1 + B), w(n) n0 / n)]``,
+``B ~ Binomial(n0 - 1, 1 - lam)``, keeps the bound (``c(n) - 1`` is about 0.001).  Without the cap the rule would select far less than JMCS when
+most items are contaminated; with it, it never falls below BH at ``w(n) alpha / c(n)``.
 
 Guarantee (``docs/GUARANTEES.md``): GCR <= alpha for every n when the null
 (contaminated) items' max-p values are super-uniform (the paper's Lemma 1) and
@@ -30,7 +29,7 @@ Example
 >>> p = np.array([[0.01, 0.02], [0.9, 0.5], [0.03, 0.01], [0.6, 0.99], [0.002, 0.004]])
 >>> fit = fit_storey_maxp(p)
 >>> round(fit.pi0_hat, 3), fit.select(0.2).selected.tolist()
-(1.208, [True, False, True, False, True])
+(1.2, [True, False, True, False, True])
 """
 
 from __future__ import annotations
@@ -46,15 +45,26 @@ from ..multitest import step_up_sorted
 from .registry import Guarantee, Rule
 
 DEFAULT_LAMBDA = 0.5
-# The estimate is capped at 1 / CAP_LEVEL (not 1) so that the correction c(n) stays tiny.
-CAP_LEVEL = 0.9
+
+
+def cap_level(n: int) -> float:
+    """``w(n)``: the estimate is capped at ``1 / w(n)``, not at 1 (a fixed function of n).
+
+    ``1 - 1.5 / sqrt(n)`` (about 1.5 standard deviations of Storey's estimate below 1 when
+    every item is null) where ``c(n)`` is computed exactly, ``1 - 3.2 / sqrt(n)`` above
+    that, where the cheaper tail bound must be small by itself; clipped to [0.5, 0.99].
+    Either way ``c(n)`` stays near 1.001.
+    """
+    z = 1.5 if n <= _EXACT_MAX_N else 3.2
+    return float(min(0.99, max(0.5, 1.0 - z / np.sqrt(max(n, 1)))))
+
 # Above this n the exact maximum over n0 is skipped: the tail bound is already 1 to double precision.
 _EXACT_MAX_N = 3000
 
 
 @lru_cache(maxsize=256)
-def cap_correction(n: int, lam: float = DEFAULT_LAMBDA, w: float = CAP_LEVEL) -> float:
-    """``c(n) = max_{n0 <= n} E[max(n0 (1 - lam) / (1 + B), w n0 / n)]``, ``B ~ Bin(n0 - 1, 1 - lam)``.
+def cap_correction(n: int, lam: float = DEFAULT_LAMBDA) -> float:
+    """``c(n) = max_{n0 <= n} E[max(n0 (1 - lam) / (1 + B), w n0 / n)]``, ``B ~ Bin(n0 - 1, 1 - lam)``, ``w = w(n)``.
 
     The worst case of the capped estimator: every null max-p uniform, no pure item above
     lam.  ``E[max(Y, t)] = E[Y] + E[(t - Y)_+]`` with ``E[Y] = 1 - lam^n0 <= 1``, and
@@ -63,6 +73,7 @@ def cap_correction(n: int, lam: float = DEFAULT_LAMBDA, w: float = CAP_LEVEL) ->
     """
     if n < 1:
         return 1.0
+    w = cap_level(n)
     n0 = np.arange(1, n + 1)
     bound = 1.0 + float(np.max(w * n0 / n * binom.sf(np.floor(n * (1 - lam) / w - 1), n0 - 1, 1 - lam)))
     if bound - 1.0 < 1e-6 or n > _EXACT_MAX_N:  # the bound is itself valid; exact only tightens it
@@ -153,7 +164,7 @@ def fit_storey_maxp(pvalues, *, lam=DEFAULT_LAMBDA) -> StoreyMaxPFit:
     ordered = np.sort(p_star)
     m_tail = n - int(np.searchsorted(ordered, lam, side="right"))
     raw = (1 + m_tail) / (max(n, 1) * (1 - lam))
-    pi0 = cap_correction(n, lam) * min(raw, 1.0 / CAP_LEVEL)
+    pi0 = cap_correction(n, lam) * min(raw, 1.0 / cap_level(n))
     return StoreyMaxPFit(p_star, ordered, lam, m_tail, float(pi0))
 
 
