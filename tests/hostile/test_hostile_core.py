@@ -277,3 +277,16 @@ def test_cut_off_above_one_on_a_transformed_scale_is_warned():
     assert warnings == [f"warning: {label}: the cut-off on its transformed scale is 1.37 > 1, so the step-up passes every item "
                         "below it; its pi0 estimate is small"]
     assert jecs_core.export.selection_metadata(table, comparison, name)["warnings"] == warnings
+
+
+@pytest.mark.parametrize("name", ["synthetic_k4.csv", "real/wiki_smollm2_k8.csv"])
+def test_export_bytes_equal_pandas_for_ordinary_input(tmp_path, name):
+    path = SAMPLE.parent / name
+    if not path.exists():
+        pytest.skip(f"{name} is not in this checkout")
+    table = load_scores(path)
+    comparison = jecs_core.compare_methods(table, alpha=0.1)
+    for method in (*comparison.methods, "all"):
+        csv_path, _ = jecs_core.write_selection(tmp_path / f"{method}.csv", table, comparison, method)
+        expected = jecs_core.selection_frame(table, comparison, method).to_csv(index=False).encode()
+        assert csv_path.read_bytes() == expected, method
