@@ -31,8 +31,14 @@ with st.expander("Before you start: what the texts table must contain", expanded
                        file_name="texts_example.csv", mime="text/csv", icon=":material/download:", key="score.example")
 
 missing = scoring_run.scoring_available()
-settings = load_settings(address=st.get_option("server.address"))
-if missing:
+try:
+    settings = load_settings(address=st.get_option("server.address"))
+except ValueError as exc:  # a malformed operator file: say so, and read no path until it is fixed
+    settings = None
+    st.error(escape(f"The dashboard's operator settings could not be read: {exc}"), icon=":material/error:")
+if settings is None:
+    pass
+elif missing:
     st.info(
         f"Scoring needs the optional scoring extra ({missing} not installed). Install it with\n\n"
         '`python -m pip install "torch==2.13.0" -e ".[scoring]"`\n\nthen restart the dashboard.',

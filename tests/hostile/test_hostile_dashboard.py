@@ -179,3 +179,14 @@ def test_evaluation_download_is_spreadsheet_safe():
     frame = download_frame(pd.DataFrame({"gcp": [0.1]}), data_name="=cmd|'/c calc'!A1", data_key="upload:x", seed=3)
     back = pd.read_csv(io.BytesIO(csv_bytes(frame)), dtype=str)
     assert back["data_set"].tolist() == ["'=cmd|'/c calc'!A1"] and back["seed"].tolist() == ["3"]
+
+
+def test_a_malformed_operator_file_is_a_message_not_a_traceback(tmp_path, monkeypatch):
+    bad = tmp_path / "ops.toml"
+    bad.write_text("[paths\nallowed_dirs = 3")
+    monkeypatch.setenv("JECS_DASHBOARD_CONFIG", str(bad))
+    monkeypatch.delenv("JECS_ALLOWED_DIRS", raising=False)
+    at = _session().switch_page(SCORE_PAGE).run()
+    assert not at.exception
+    assert "operator settings could not be read" in _plain(at.error[0].value)
+    assert not at.text_input  # no path is read while the file is broken
