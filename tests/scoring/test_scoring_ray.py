@@ -133,3 +133,18 @@ def test_engine_options_are_checked(setup):
         run_scoring(table, models, cache_dir=None, engine="ray", engine_options={"workers": 0})
     with pytest.raises(ValueError, match="cache"):
         run_scoring(table, models, cache_dir=None, engine="ray")
+
+
+@pytest.mark.ray
+def test_cli_engine_ray_writes_the_local_engines_tables(setup, ray_session, tmp_path):
+    from scoring.cli import main as score_main
+
+    root, table, path, models, local = setup
+    out, long = tmp_path / "wide.parquet", tmp_path / "long.parquet"
+    argv = ["score", "--texts", str(path), "--model", f"g={models['g']}", "--model", f"l={models['l']}",
+            "--out", str(out), "--all-scores", str(long), "--cache-dir", str(tmp_path / "cache"),
+            "--engine", "ray", "--workers", "2", "--shard-size", str(SHARD), "--token-budget", "64"]
+    assert score_main(argv) == 0
+    np.testing.assert_allclose(pd.read_parquet(long)["value"], local.long["value"], rtol=1e-6, atol=1e-9)
+    assert score_main(["score", "--texts", str(path), "--model", f"g={models['g']}", "--out", str(out),
+                       "--workers", "2"]) == 2  # --workers without --engine ray
