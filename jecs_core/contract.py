@@ -213,6 +213,19 @@ def validate_frame(frame, *, source: str = "<memory>", layout: str = "auto", fro
     return [one_line(p) for p in check_frame(frame, source=source, layout=layout, from_file=from_file)[1]]
 
 
+def calibration_reach(m: int, n: int, alpha: float) -> dict:
+    """What a calibration set of ``m`` items can reach at level ``alpha`` with ``n`` test items (sidecar record).
+
+    ``fewest_selectable`` is the smallest number of items a BH-type step-up can select at once when every
+    p-value is at least ``1/(m+1)`` (it needs ``1/(m+1) <= alpha*r/n``); ``None`` when no ``r <= n`` works.
+    The first cut ``alpha/n`` is usually below ``1/(m+1)`` in real audits, so this is recorded, not warned.
+    """
+    smallest = 1.0 / (m + 1)
+    fewest = int(np.ceil(n * smallest / alpha - 1e-12)) if n else None
+    return {"m": int(m), "smallest_pvalue": smallest, "bh_first_cut": alpha / n if n else None,
+            "fewest_selectable": fewest if fewest is not None and fewest <= n else None}
+
+
 def calibration_warnings(m: int, n: int, alpha: float) -> list[str]:
     """Warnings about a calibration set too small for ``alpha``.
 

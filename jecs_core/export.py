@@ -20,7 +20,7 @@ import pandas as pd
 
 from ._fastcsv import write_csv
 from .compare import Comparison
-from .contract import MEMBER_PREFIX
+from .contract import MEMBER_PREFIX, calibration_reach
 from .data import ScoreTable
 from .io import check_output_path, spreadsheet_safe, write_files_atomic
 from .rules import DEFAULT_METHOD, REGISTRY, Guarantee, get_rule
@@ -140,6 +140,7 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
         **_fit_fields(comparison, primary),
         "n_test": table.n,
         "n_calibration": table.m,
+        "calibration": calibration_reach(table.m, table.n, comparison.alpha),
         "models": list(table.models),
         "selected_counts": {name: int(comparison.selected(name).sum()) for name in comparison.methods},
         "guarantees": {name: REGISTRY[name].guarantee.value for name in comparison.methods},

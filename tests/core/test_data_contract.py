@@ -147,7 +147,7 @@ def test_subset_models():
 
 # ---- The contract of issue 12: all problems listed, covariates and carried columns kept, nothing renamed ----
 
-from jecs_core.contract import MIN_CALIBRATION, calibration_warnings, validate_frame  # noqa: E402
+from jecs_core.contract import MIN_CALIBRATION, calibration_reach, calibration_warnings, validate_frame  # noqa: E402
 
 
 def test_validate_frame_lists_every_problem():
@@ -312,3 +312,11 @@ def test_ids_that_look_like_na_are_ids(tmp_path):
     frame.loc[7, "item_id"] = " "
     with pytest.raises(ScoreTableError, match=r"column 'item_id': empty id at row 8 \(spreadsheet row 9\)"):
         load_scores(write(frame, tmp_path))
+
+
+@pytest.mark.parametrize("m, n, alpha", [(360, 840, 0.1), (5, 100, 0.1), (9, 50, 0.1), (100, 1, 0.5), (2, 1000, 0.9)])
+def test_calibration_reach_matches_a_brute_force_step_up(m, n, alpha):
+    reach = calibration_reach(m, n, alpha)
+    # Brute force: the smallest r with r p-values equal to 1/(m+1) passing the cut alpha*r/n.
+    fewest = next((r for r in range(1, n + 1) if 1 / (m + 1) <= alpha * r / n), None)
+    assert reach == {"m": m, "smallest_pvalue": 1 / (m + 1), "bh_first_cut": alpha / n, "fewest_selectable": fewest}
