@@ -44,7 +44,7 @@ def test_data_page(page, app_url):
     # A direct link to a non-default page must work (no legacy pages/ router: the pages live in views/).
     page.goto(f"{app_url}/data")
     page.get_by_role("heading", name="Data", exact=True).wait_for()
-    page.get_by_text(f"Active: {samples.get(samples.DEFAULT_SAMPLE).name}").wait_for()
+    page.get_by_text(samples.get(samples.DEFAULT_SAMPLE).name).first.wait_for()
     page.locator(".js-plotly-plot").first.wait_for()
     _wait_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
