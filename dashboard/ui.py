@@ -126,9 +126,18 @@ def cards_html(comparison: Comparison, summary=None) -> str:
     return f"<style>{CARD_CSS}</style><div class='jecs-cards'>{cards}</div>"
 
 
+def guarantee_notes(comparison: Comparison) -> str:
+    """What each rule with an asymptotic guarantee needs, in its own words (from the registry)."""
+    return " ".join(f"{REGISTRY[m].label}: {REGISTRY[m].guarantee.description}. {REGISTRY[m].summary}"
+                    for m in comparison.methods if REGISTRY[m].guarantee is Guarantee.ASYMPTOTIC)
+
+
 def method_cards(comparison: Comparison, summary=None) -> None:
     """One card per rule run: selected count, guarantee badge, GCP / power and a sentence when GCP > α."""
     st.html(cards_html(comparison, summary))
+    notes = guarantee_notes(comparison)
+    if notes:
+        st.caption(notes)
 
 
 def _plain_markdown(text: str) -> str:

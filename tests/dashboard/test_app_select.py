@@ -199,3 +199,10 @@ def test_cards_never_show_the_green_badge_beside_gcp_over_alpha(table):
             assert (">controls the GCR</span>" in card) == (rule.valid and not over), (alpha, method)
             assert (">GCP above α here</span>" in card) == (rule.valid and over)
             assert (">asymptotic only</span>" in card) == (rule.guarantee is jecs_core.Guarantee.ASYMPTOTIC)
+
+
+def test_the_asymptotic_rule_says_what_it_needs(at):
+    asymptotic = [r for r in jecs_core.REGISTRY.values() if r.guarantee is jecs_core.Guarantee.ASYMPTOTIC]
+    captions = " ".join(c.value for c in at.caption)
+    for rule in asymptotic:
+        assert f"{rule.label}: {rule.guarantee.description}. {rule.summary}" in captions
