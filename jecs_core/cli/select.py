@@ -12,6 +12,10 @@ from ..rules import DEFAULT_METHOD, METHODS, REGISTRY
 from ..shift.choose import SHIFT_METHODS
 from .options import add_table_options, alpha_arg, lam_arg, positive_int
 
+# Above this many test items the diagnostics take minutes (the pi0 bootstrap re-sorts n max-p values
+# hundreds of times; the twin check is O(twin tables x n x K)): they run only with --diagnostics, twin check off.
+LARGE_TABLE = 200_000
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -33,8 +37,11 @@ def register(subparsers) -> None:
                         help="how covariates are used: auto (documented rule), weighted, residual, none (default auto)")
     parser.add_argument("--shift-check", action="store_true",
                         help="run the model-free shift check (covariates and text features) even without --covariates")
-    parser.add_argument("--no-diagnostics", action="store_true",
-                        help="skip the label-free audit diagnostics (correlation, JECS tail, pi0 band, matched-twin check)")
+    diagnostics = parser.add_mutually_exclusive_group()
+    diagnostics.add_argument("--no-diagnostics", action="store_true",
+                             help="skip the label-free audit diagnostics (correlation, JECS tail, pi0 band, matched-twin check)")
+    diagnostics.add_argument("--diagnostics", action="store_true",
+                             help=f"run the diagnostics above {LARGE_TABLE:,} test items too (they are skipped there by default)")
     parser.add_argument("--out", default=None, help="write the selection CSV here (and <name>.json beside it)")
     parser.add_argument("--raw-cells", action="store_true",
                         help="write text cells as they are; by default cells starting with = + - @ get a leading ' "
@@ -97,21 +104,19 @@ def _shifted(args, table):
     return check, shift
 
 
-# Above this many test items the matched-twin check (O(twin tables x n x K)) is skipped; the rest still runs.
-TWIN_LIMIT = 200_000
-
-
 def _diagnostics(args, table):
-    """The label-free audit diagnostics (``None`` with ``--no-diagnostics``) and a note when the twin check is skipped."""
-    if args.no_diagnostics:
-        return None, []
+    """The label-free audit diagnostics (``None`` when skipped) and one-line notes saying why or what was left out."""
+    large = table.n > LARGE_TABLE
+    if args.no_diagnostics or (large and not args.diagnostics):
+        notes = [] if args.no_diagnostics else [
+            f"note: audit diagnostics skipped above {LARGE_TABLE:,} test items (n = {table.n:,}); --diagnostics runs them "
+            "(without the matched-twin check)"]
+        return None, notes
     from ..diagnostics import audit_diagnostics
 
-    twin = table.n <= TWIN_LIMIT
-    notes = [] if twin else [f"note: the matched-twin check is skipped above {TWIN_LIMIT:,} test items (n = {table.n:,}); "
-                             "the other diagnostics ran"]
+    notes = [f"note: the matched-twin check is skipped above {LARGE_TABLE:,} test items (n = {table.n:,})"] if large else []
     try:
-        return audit_diagnostics(table, alpha=args.alpha, lam=args.lam, knn=args.knn, seed=0, twin=twin), notes
+        return audit_diagnostics(table, alpha=args.alpha, lam=args.lam, knn=args.knn, seed=0, twin=not large), notes
     except ValueError as exc:  # a table too small for a diagnostic must not stop the selection
         return None, [f"note: diagnostics skipped: {exc}"]
 

@@ -182,3 +182,17 @@ def test_select_prints_and_records_the_audit_diagnostics(tmp_path, capsys):
     assert main(["select", SAMPLE, "--no-diagnostics", "--out", str(out)]) == 0
     assert "diagnostics (no labels used):" not in capsys.readouterr().out
     assert "diagnostics" not in json.loads(out.with_suffix(".json").read_text())
+
+
+def test_diagnostics_skip_on_large_tables(monkeypatch, capsys, tmp_path):
+    import jecs_core.cli.select as select_cli
+
+    monkeypatch.setattr(select_cli, "LARGE_TABLE", 100)  # the sample's 840 test items count as large
+    assert main(["select", SAMPLE, "--out", str(tmp_path / "a.csv")]) == 0
+    printed = capsys.readouterr().out
+    assert "note: audit diagnostics skipped above 100 test items (n = 840); --diagnostics runs them" in printed
+    assert "diagnostics" not in json.loads((tmp_path / "a.json").read_text())
+    assert main(["select", SAMPLE, "--diagnostics", "--out", str(tmp_path / "b.csv")]) == 0
+    printed = capsys.readouterr().out
+    assert "note: the matched-twin check is skipped above 100 test items (n = 840)" in printed
+    assert json.loads((tmp_path / "b.json").read_text())["diagnostics"]["twin"] is None
