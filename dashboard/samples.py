@@ -126,13 +126,16 @@ register(
 )
 
 
-# Simulation scenarios of sample_data.SCENARIOS (fixed seeds, so each sample is one table).
+# Simulation scenarios of jecs_core.simulate.SCENARIOS (fixed seeds, so each sample is one table).
 _SCENARIO_SAMPLES = {
     "shared_latent": "Scenario: shared latent (noise correlation 0.5)",
     "copula_mixture": "Scenario: copula mixture (η = 0.5)",
     "heterogeneous_exposure": "Scenario: heterogeneous exposure (c = 1..K)",
     "heterogeneous_strength": "Scenario: heterogeneous model strength (μ from 1.5 to 4)",
     "three_block": "Scenario: the paper's three-block split (K = 16)",
+    "shift_location": "Scenario: calibration shift, location (covariate x_len)",
+    "shift_mixture": "Scenario: calibration shift, mixture of sources",
+    "shift_none": "Scenario: no calibration shift (control for the shift scenarios)",
 }
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .scenarios import copula_mixture, heterogeneous_exposure, heterogeneous_strength, shared_latent, three_block
-from .shift_scenarios import location_shift, mixture_shift, no_shift, scale_shift
+from .shift_scenarios import curved_shift, location_shift, mixture_shift, no_shift, scale_shift
 from .synthetic import paper_synthetic
 
 
@@ -61,6 +61,11 @@ SCENARIOS: dict[str, Scenario] = {
     "shift_mixture": Scenario(
         "Calibration shift, mixture of sources: calibration 90% source 1, test 50%; T = 3M + x_len + 2 x_src + N(0,1), K=3.",
         mixture_shift,
+    ),
+    "shift_curved": Scenario(
+        "Calibration shift with a curved effect: calibration x_len ~ N(1, 1), test N(0, 1); T = 3M - 0.5 x_len^2 + N(0,1), "
+        "K=3 (the residual method's linear model is wrong; auto falls back to weighted).",
+        curved_shift,
     ),
     "shift_none": Scenario(
         "Control for the shift scenarios: x_len ~ N(0, 1) in both splits; T = 3M + 1.5 x_len + N(0,1), K=3.",
