@@ -63,8 +63,7 @@ SCENARIOS: dict[str, Scenario] = {
         mixture_shift,
     ),
     "shift_curved": Scenario(
-        "Calibration shift with a curved effect: calibration x_len ~ N(1, 1), test N(0, 1); T = 3M - 0.5 x_len^2 + N(0,1), "
-        "K=3 (the residual method's linear model is wrong; auto falls back to weighted).",
+        "Calibration shift, curved effect: x_len ~ N(1, 1) vs N(0, 1); T = 3M - 0.5 x_len^2 + N(0,1), K=3 (residual model wrong).",
         curved_shift,
     ),
     "shift_none": Scenario(
