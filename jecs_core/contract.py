@@ -81,8 +81,9 @@ def _ids_and_split(frame: pd.DataFrame, where: Where) -> tuple[np.ndarray, np.nd
     empty = empty_text(frame["item_id"])
     if empty.any():
         problems.append(where.problem("item_id", f"empty id at {where.rows(empty)}"))
-    ids = frame["item_id"].astype(str).to_numpy()
-    dup = pd.Series(ids).duplicated(keep=False).to_numpy() & ~empty
+    as_text = frame["item_id"].astype(str)
+    ids = as_text.to_numpy()
+    dup = as_text.duplicated(keep=False).to_numpy() & ~empty  # hashing the Arrow-backed text is faster than objects
     if dup.any():
         first = ids[dup][0]
         problems.append(where.problem("item_id", f"duplicate id {first!r} at {where.rows(ids == first)}; ids must be unique"))
@@ -141,8 +142,11 @@ def _calibration_size(is_cal: np.ndarray, where: Where) -> list[str]:
 
 
 def _empty_split(raw: pd.Series, column: str, is_cal: np.ndarray, where: Where) -> list[str]:
+    missing = raw.isna().to_numpy()
+    if not missing.any():
+        return []
     return [where.problem(column, f"model has no {name} rows (all {name} scores empty)")
-            for part, name in ((is_cal, "calibration"), (~is_cal, "test")) if part.any() and raw[part].isna().all()]
+            for part, name in ((is_cal, "calibration"), (~is_cal, "test")) if part.any() and missing[part].all()]
 
 
 def _score_block(frame, columns, is_cal, where, kind_word="score") -> tuple[np.ndarray | None, list[str]]:

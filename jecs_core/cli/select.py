@@ -49,35 +49,51 @@ def register(subparsers) -> None:
     parser.set_defaults(handler=run)
 
 
-def _fit_line(comparison) -> list[str]:
-    """The envelope fit of the first rule that has one (the paper's JECS), as today's summary shows it."""
-    for name in comparison.methods:
-        result = comparison.result(name)
-        if not hasattr(result, "fit") or not hasattr(result, "fallback_to_jmcs"):
-            continue
-        if result.fallback_to_jmcs:
-            return [f"{REGISTRY[name].label} fell back to JMCS: {result.fallback_reason}"]
-        mode = "data-driven" if result.fit.lambda_mode == "auto" else "manual"
-        lines = [f"lambda = {result.lam:g} ({mode})   k_n = {result.k_n}   F_fit(lambda) = {result.F_fit_lambda:.4f}   "
-                 f"pi0_hat = {result.pi0_hat:.4f}"]
-        if result.fit.envelope.m_tail < 10:
-            lines.append(f"warning: only {result.fit.envelope.m_tail} max-p values above lambda; the envelope is noisy")
-        return lines
-    return []
+def row_label(name: str) -> str:
+    """A rule's label in the summary, marked when it is the default."""
+    return REGISTRY[name].label + (" (default)" if name == DEFAULT_METHOD else "")
+
+
+def _fit_line(name: str, result) -> list[str]:
+    """One labelled line of a rule's alpha-free fit (lambda, k_n, F_fit(lambda), pi0_hat: whichever it has)."""
+    label = REGISTRY[name].label
+    if getattr(result, "fallback_to_jmcs", False):
+        return [f"{label} fell back to JMCS: {result.fallback_reason}"]
+    if getattr(result, "lam", None) is None:
+        return []
+    mode = getattr(getattr(result, "fit", None), "lambda_mode", None)
+    parts = [f"lambda = {result.lam:g}" + (f" ({'data-driven' if mode == 'auto' else 'manual'})" if mode else "")]
+    if getattr(result, "k_n", None) is not None:
+        parts.append(f"k_n = {result.k_n}")
+    if getattr(result, "F_fit_lambda", None) is not None:
+        parts.append(f"F_fit(lambda) = {result.F_fit_lambda:.4f}")
+    if getattr(result, "pi0_hat", None) is not None:
+        parts.append(f"pi0_hat = {result.pi0_hat:.4f}")
+    lines = [f"{label} fit: " + "   ".join(parts)]
+    envelope = getattr(getattr(result, "fit", None), "envelope", None)
+    if envelope is not None and getattr(envelope, "m_tail", 10) < 10:
+        lines.append(f"warning: only {envelope.m_tail} max-p values above lambda; the {label} envelope is noisy")
+    return lines
+
+
+def _fit_lines(comparison) -> list[str]:
+    """Each rule's fit line, the default rule's first."""
+    order = sorted(comparison.methods, key=lambda name: name != DEFAULT_METHOD)
+    return [line for name in order for line in _fit_line(name, comparison.result(name))]
 
 
 def format_summary(table, comparison) -> str:
     lines = [
         f"input: {table.source}",
         f"n (test) = {table.n}   m (calibration) = {table.m}   K = {table.K}   alpha = {comparison.alpha:g}",
-        *_fit_line(comparison),
+        *_fit_lines(comparison),
     ]
     header = f"{'method':<34}{'selected':>9}"
     if table.has_labels:
         header += f"{'GCP':>8}{'power':>8}"
     lines.append(header)
     for method in comparison.methods:
-        row = f"{REGISTRY[method].label:<34}{int(comparison.selected(method).sum()):>9}"
+        row = f"{row_label(method):<34}{int(comparison.selected(method).sum()):>9}"
         found = comparison.metrics(method)
         if found is not None:
             flag = " *" if found.gcp > comparison.alpha else ""
