@@ -114,7 +114,7 @@ def _card_html(comparison: Comparison, method: str, row) -> str:
             f"style='border-left-color:{METHOD_COLORS[method]}'>{''.join(parts)}</div>")
 
 
-def cards_html(comparison: Comparison, summary=None) -> str:
+def cards_html(comparison: Comparison, summary=None, *, style: bool = True) -> str:
     """Every rule's card as one HTML block (one element to send on an alpha step, not five per rule).
 
     Only registry text and numbers go in; each is escaped.  ``summary`` is ``comparison.summary()``
@@ -122,8 +122,10 @@ def cards_html(comparison: Comparison, summary=None) -> str:
     """
     summary = (comparison.summary() if summary is None else summary).set_index("method")
     cards = "".join(_card_html(comparison, m, summary.loc[m]) for m in comparison.methods)
-    # The stylesheet travels with the cards so they look right whatever the frame injected.
-    return f"<style>{CARD_CSS}</style><div class='jecs-cards'>{cards}</div>"
+    # ``style=False`` when the page injected CARD_CSS once: re-sending a stylesheet on every
+    # alpha step makes the browser recompute the whole page's styles.
+    sheet = f"<style>{CARD_CSS}</style>" if style else ""
+    return f"{sheet}<div class='jecs-cards'>{cards}</div>"
 
 
 def guarantee_notes(comparison: Comparison) -> str:
@@ -132,9 +134,9 @@ def guarantee_notes(comparison: Comparison) -> str:
                     for m in comparison.methods if REGISTRY[m].guarantee is Guarantee.ASYMPTOTIC)
 
 
-def method_cards(comparison: Comparison, summary=None) -> None:
+def method_cards(comparison: Comparison, summary=None, *, style: bool = True) -> None:
     """One card per rule run: selected count, guarantee badge, GCP / power and a sentence when GCP > α."""
-    st.html(cards_html(comparison, summary))
+    st.html(cards_html(comparison, summary, style=style))
     notes = guarantee_notes(comparison)
     if notes:
         st.caption(notes)
