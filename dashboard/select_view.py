@@ -154,15 +154,16 @@ def side_by_side(table: ScoreTable, first: Comparison, second: Comparison) -> No
         st.warning(f"At α = {second.alpha:g}: {message}", icon=":material/warning:")
 
 
+def diagnostics_toggle() -> bool:
+    return st.toggle("Audit diagnostics (label-free: is the paper's JECS in its safe regime here?)", key=DIAGNOSTICS,
+                     help="Cross-model score correlation, tail size and λ-sensitivity, a bootstrap band for π̂0, and "
+                     "every rule's GCR on synthetic twins of this audit.")
+
+
 def diagnostics_section(data_key: str, table: ScoreTable, alpha: float, lam, knn) -> None:
     """Label-free audit diagnostics, on request (about a second per data set and α; cached)."""
     from . import compute
 
-    on = st.toggle("Audit diagnostics (label-free: is the paper's JECS in its safe regime here?)", key=DIAGNOSTICS,
-                   help="Cross-model score correlation, tail size and λ-sensitivity, a bootstrap band for π̂0, and "
-                   "every rule's GCR on synthetic twins of this audit.")
-    if not on:
-        return
     found = compute.diagnostics(data_key, alpha, lam, knn, table)
     if found is None:
         st.info("This jecs_core release has no audit diagnostics.")

@@ -128,18 +128,28 @@ def cards_html(comparison: Comparison, summary=None, *, style: bool = True) -> s
     return f"{sheet}<div class='jecs-cards'>{cards}</div>"
 
 
-def guarantee_notes(comparison: Comparison) -> str:
+def guarantee_notes(methods=None) -> str:
     """What each rule with an asymptotic guarantee needs, in its own words (from the registry)."""
+    names = REGISTRY if methods is None else methods
     return " ".join(f"{REGISTRY[m].label}: {REGISTRY[m].guarantee.description}. {REGISTRY[m].summary}"
-                    for m in comparison.methods if REGISTRY[m].guarantee is Guarantee.ASYMPTOTIC)
+                    for m in names if REGISTRY[m].guarantee is Guarantee.ASYMPTOTIC)
 
 
-def method_cards(comparison: Comparison, summary=None, *, style: bool = True) -> None:
-    """One card per rule run: selected count, guarantee badge, GCP / power and a sentence when GCP > α."""
+def method_cards(comparison: Comparison, summary=None, *, style: bool = True, notes: bool = True) -> None:
+    """One card per rule run: selected count, guarantee badge, GCP / power and a sentence when GCP > α.
+
+    ``notes=False`` leaves out the guarantee notes (a page that draws :func:`guarantee_caption` once).
+    """
     st.html(cards_html(comparison, summary, style=style))
-    notes = guarantee_notes(comparison)
     if notes:
-        st.caption(notes)
+        guarantee_caption(comparison.methods)
+
+
+def guarantee_caption(methods=None) -> None:
+    """What each asymptotic rule's guarantee needs (registry text; does not change with alpha)."""
+    text = guarantee_notes(methods)
+    if text:
+        st.caption(text)
 
 
 def _plain_markdown(text: str) -> str:

@@ -52,9 +52,6 @@ def tail_controls(mid, right) -> tuple[object, int | None]:
 def alpha_controls() -> float:
     st.slider("Target GCR α", min_value=0.01, max_value=0.50, step=0.01, format="%.2f", key=state.ALPHA,
               help="The highest expected share of contaminated items you accept in the selected subset.")
-    st.toggle("Compare with a second α", key=COMPARE)
-    if st.session_state[COMPARE]:
-        st.slider("Second α", min_value=0.01, max_value=0.50, step=0.01, format="%.2f", key=ALPHA2)
     return round(float(st.session_state[state.ALPHA]), 4)
 
 
@@ -91,14 +88,22 @@ def _report_bytes(inputs: ReportInputs) -> bytes:
     return build_report(replace(inputs, diagnostics=diagnostics)).encode("utf-8")
 
 
+# Widgets that do not change with alpha live outside the fragment, so an alpha step re-sends
+# as few elements as possible; the fragment fills the slots below.
 with st.container(border=True):
     left, mid, right = st.columns([2.2, 1.4, 1.4], gap="large")
     alpha_slot = left.container()
+    compare_on = left.toggle("Compare with a second α", key=COMPARE)
+    alpha2_slot = left.container()
     lam, knn = tail_controls(mid, right)
 cards_slot = st.container()
+ui.guarantee_caption()
+compare_slot = st.container()
 method = st.segmented_control("Inspect rule", METHODS, key=METHOD, required=True, format_func=method_label,
                               help="The rule whose fit, figures and items are shown.")
 fit_slot = st.container()
+diagnostics_on = select_view.diagnostics_toggle()
+diagnostics_slot = st.container()
 panel = select_view.panel_picker()  # only the open panel is built and sent
 figure_key = select_view.figure_picker() if panel == "figures" else None
 panel_slot = st.container()
@@ -113,13 +118,18 @@ def live() -> None:
     st.session_state[COMPARISON] = comparison
     with cards_slot:
         ui.warnings(selection_warnings(table, comparison))
-        ui.method_cards(comparison, compute.summary(data.key, alpha, lam, knn, comparison))
-        if st.session_state[COMPARE]:
-            second = compute.comparison(data.key, round(float(st.session_state[ALPHA2]), 4), lam, knn, table)
+        ui.method_cards(comparison, compute.summary(data.key, alpha, lam, knn, comparison), notes=False)
+    if compare_on:
+        with alpha2_slot:
+            st.slider("Second α", min_value=0.01, max_value=0.50, step=0.01, format="%.2f", key=ALPHA2)
+        second = compute.comparison(data.key, round(float(st.session_state[ALPHA2]), 4), lam, knn, table)
+        with compare_slot:
             select_view.side_by_side(table, comparison, second)
     with fit_slot:
         select_view.fit_line(comparison, method, table)
-        select_view.diagnostics_section(data.key, table, alpha, lam, knn)
+    if diagnostics_on:
+        with diagnostics_slot:
+            select_view.diagnostics_section(data.key, table, alpha, lam, knn)
     with panel_slot:
         if panel == "figures" and not get_figure_spec(figure_key).alpha_free:
             select_view.draw_figure(figure_key, comparison, method)
