@@ -20,6 +20,10 @@ conformal p-values sharing one calibration set see Mary & Roquain (2022) and
 Marandon et al. (2024).  (The plain cap ``min(1, pi0_hat)`` exceeds alpha with
 all-null uniform p-values: n = 5, alpha = 0.05 gives 0.058.)
 
+One guard: when no max-p value is at or below alpha (a calibration set too small for any
+p-value to reach alpha, 1/(m+1) > alpha), the rule selects nothing, as BH would; without it a
+small pi0_hat alone could carry a large selection off one unlucky calibration row.
+
 In JECS terms this is the identity envelope (``p~ = p*``, anchor ``F(lam) = lam``).
 
 Example
@@ -143,6 +147,11 @@ class StoreyMaxPFit:
     def select(self, alpha: float) -> StoreyMaxPResult:
         alpha = check_alpha(alpha)
         r_star = step_up_sorted(self.sorted_p_max, alpha, self.pi0_hat)
+        if self.sorted_p_max.size and self.sorted_p_max[0] > alpha:
+            # No item is clean on its own at this alpha (e.g. a calibration set so small that
+            # 1/(m+1) > alpha): the adaptive lift alone must not carry a selection.  Selecting
+            # nothing here only removes selections, so the guarantee is untouched.
+            r_star = 0
         if r_star == 0:
             return StoreyMaxPResult(alpha, self, 0, np.zeros(self.p_max.shape[0], dtype=bool))
         return StoreyMaxPResult(alpha, self, r_star, self.p_max <= self.sorted_p_max[r_star - 1])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 import warnings
 
 import numpy as np
@@ -42,6 +43,8 @@ def brute_force(pvalues, alpha, lam=0.5):
     for r in range(1, n + 1):
         if ordered[r - 1] <= alpha * r / (pi0 * n):
             r_star = r
+    if not any(x <= alpha for x in p_star):  # no single item is clean on its own: select nothing
+        r_star = 0
     return [r_star > 0 and x <= ordered[r_star - 1] for x in p_star]
 
 
@@ -165,3 +168,18 @@ def test_validity_check_can_fail():
     assert gcr > 0.1 + 3 * se
     gcr_s, se_s = _gcr(storey_maxp, tables, 0.1)
     assert gcr_s <= 0.1 + 3 * se_s
+
+
+def test_a_calibration_set_too_small_to_reach_alpha_selects_nothing():
+    # One calibration row: every p-value is 1/2 or 1, so no item is clean on its own at alpha = 0.1.
+    # Storey's lift alone (pi0_hat small because few max-p values are 1) would otherwise select
+    # hundreds of items; on the shipped audit's first calibration row it selected 522 at GCP 0.33.
+    import jecs_core as jc
+
+    table = jc.load_scores(Path(__file__).resolve().parents[2] / "sample_data" / "real" / "wiki_smollm2_k8.csv")
+    p = jc.conformal_pvalues(table.test, table.calibration[:1])
+    assert p.min() == 0.5
+    fit = REGISTRY["storey-maxp"].prepare(p)
+    assert fit.pi0_hat < 0.5  # the lift that would have selected
+    assert fit.select(0.1).n_selected == 0
+    assert fit.select(0.5).n_selected > 0  # once alpha reaches the lattice the rule works again
