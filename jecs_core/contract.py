@@ -37,7 +37,7 @@ MEMBER_PREFIX = "member_"
 COVARIATE_PREFIX = "x_"
 # With one calibration item a per-model conformal p-value is 1/2 or 1: no table is usable.
 # Above this, calibration_warnings() says when the set is too small for the chosen alpha.
-MIN_CALIBRATION = 2
+MIN_CALIBRATION = 1
 # Columns of the selection export (jecs_core.export) that an input column may not take.
 RESERVED_COLUMNS = ("selected", "p_max", "p_tilde")
 RESERVED_PREFIXES = ("p_", "selected_")
