@@ -116,6 +116,8 @@ def _column_text(series: pd.Series):
         text = _text_column(series)
     else:
         raise _Unsupported
+    if isinstance(text, pa.ChunkedArray):  # Arrow-backed pandas columns come chunked; rows need one buffer
+        text = text.combine_chunks()
     return text.cast(pa.large_string()).fill_null("")
 
 
@@ -134,6 +136,8 @@ def _write_rows(handle, texts: list, n_rows: int) -> None:
             rows = pc.binary_join_element_wise(parts[0], _lit("\n"), _lit(""))
         else:
             rows = pc.binary_join_element_wise(pc.binary_join_element_wise(*parts, _lit(",")), _lit("\n"), _lit(""))
+        if hasattr(rows, "combine_chunks"):
+            rows = rows.combine_chunks()
         offsets = np.frombuffer(rows.buffers()[1], dtype=np.int64)[rows.offset: rows.offset + len(rows) + 1]
         handle.write(memoryview(rows.buffers()[2])[int(offsets[0]): int(offsets[-1])])
 

@@ -17,6 +17,8 @@ import sys
 import warnings
 from pathlib import Path
 
+from jecs_core.io import write_table
+
 from .settings import (
     DEFAULT_CACHE_DIR,
     DEFAULT_K,
@@ -117,11 +119,9 @@ def _check_output(path: Path | None, option: str) -> None:
 
 
 def _write_table(frame, path: Path) -> None:
+    # The core's one writer: atomic, spreadsheet-safe text cells (texts may start with "=").
     path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix.lower() == ".parquet":
-        frame.to_parquet(path, index=False)
-    else:
-        frame.to_csv(path, index=False)
+    write_table(frame, path)
 
 
 def handle_score(args: argparse.Namespace) -> int:

@@ -7,7 +7,6 @@ reported the same way: one line naming the option, exit status 2.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..data import load_scores
 from ..envelope import DEFAULT_LAMBDA_GRID
@@ -26,6 +25,7 @@ from ..evaluate import (
     sweep_rho,
     twin_evaluate,
 )
+from ..io import check_output_path, write_table
 from ..rules import METHODS
 from .options import add_table_options
 
@@ -96,16 +96,11 @@ def _run_options(args: argparse.Namespace) -> dict:
     }
 
 
-def _write(frame, out: str | None) -> None:
+def _write(frame, out: str | None, inputs=()) -> None:
+    # The one table writer: .csv or .parquet only, atomic, spreadsheet-safe cells, never over an input.
     if not out:
         return
-    path = Path(out)
-    if not path.parent.exists():
-        raise ValueError(f"--out: directory {path.parent} does not exist")
-    if path.suffix.lower() == ".parquet":
-        frame.to_parquet(path, index=False)
-    else:
-        frame.to_csv(path, index=False)
+    path = write_table(frame, out, inputs=inputs)
     print(f"wrote {path} ({len(frame)} rows)")
 
 
@@ -228,6 +223,9 @@ def _twin_tables(args: argparse.Namespace) -> int:
 def run_evaluate(args: argparse.Namespace) -> int:
     options = _run_options(args)
     twin_tables = _twin_tables(args)  # checked before the protocol runs
+    for out in (args.out, args.twin_out, args.per_rep_out):
+        if out:  # a bad output path fails before any work, not after it
+            check_output_path(out, inputs=(args.scores,))
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
     rule_options = {"lam": _lam(args.lam), "knn": _int(args.knn, "--knn"),
                     "lambda_grid": _floats(args.lambda_grid, "--lambda-grid")}
@@ -238,10 +236,10 @@ def run_evaluate(args: argparse.Namespace) -> int:
                              methods=options["methods"], **rule_options)
         print()
         print(format_twin_comparison(result, twin, digits=_digits(args)))
-        _write(twin.summary, args.twin_out)
-    _write(result.summary, args.out)
+        _write(twin.summary, args.twin_out, inputs=(args.scores,))
+    _write(result.summary, args.out, inputs=(args.scores,))
     if args.per_rep_out:
-        _write(result.per_rep_frame(), args.per_rep_out)
+        _write(result.per_rep_frame(), args.per_rep_out, inputs=(args.scores,))
     return 0
 
 
@@ -267,6 +265,8 @@ def _rho_table_factory(args: argparse.Namespace):
 
 def run_sweep(args: argparse.Namespace) -> int:
     options = _run_options(args)
+    if args.out:
+        check_output_path(args.out, inputs=tuple(p for p in [getattr(args, "scores", None)] if p))
     grid = _floats(args.lambda_grid, "--lambda-grid")
     if args.parameter == "lambda":
         frame = sweep_lambda(load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member),

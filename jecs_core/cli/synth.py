@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..io import write_table
 from .options import positive_int
 
 
@@ -28,16 +29,8 @@ def register(subparsers) -> None:
 
 
 def write_frame(frame, out: str) -> Path:
-    path = Path(out)
-    if path.parent and not path.parent.exists():
-        raise ValueError(f"out: directory {path.parent} does not exist")
-    if path.suffix.lower() == ".parquet":
-        frame.to_parquet(path, index=False)
-    elif path.suffix.lower() == ".csv":
-        frame.to_csv(path, index=False)
-    else:
-        raise ValueError(f"out must end in .csv or .parquet, got {out}")
-    return path
+    """Write through the one table writer (``jecs_core.io.write_table``)."""
+    return write_table(frame, out)
 
 
 def run(args: argparse.Namespace) -> int:

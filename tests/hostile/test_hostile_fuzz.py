@@ -18,6 +18,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from jecs_core import ScoreTableError  # noqa: E402
 from jecs_core._fastcsv import write_csv  # noqa: E402
+from jecs_core.contract import MIN_CALIBRATION  # noqa: E402
 from jecs_core.data import load_scores_bytes, table_from_frame  # noqa: E402
 from jecs_core.io import read_table_bytes  # noqa: E402
 
@@ -58,7 +59,7 @@ def _check_outcome(data: bytes, name: str, header=None) -> None:
     assert all(f"score_{m}" in frame.columns for m in table.models)
     assert set(table.test_extra.columns) <= set(frame.columns)
     assert np.isfinite(table.test).all() and np.isfinite(table.calibration).all()
-    assert table.m >= 2 and table.n >= 1
+    assert table.m >= MIN_CALIBRATION and table.n >= 1
 
 
 @FUZZ

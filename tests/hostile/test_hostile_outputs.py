@@ -1,0 +1,42 @@
+"""Output paths of `jecs evaluate`, `jecs sweep` and `jecs synth` go through the one writer (issue 12)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jecs_cli import main
+
+SAMPLE = str(Path(__file__).resolve().parents[2] / "sample_data" / "synthetic_k4.csv")
+
+
+@pytest.mark.parametrize("argv", [
+    ["evaluate", SAMPLE, "--reps", "2"],
+    ["sweep", "lambda", SAMPLE, "--reps", "2"],
+    ["synth"],
+])
+def test_an_unknown_extension_is_refused_before_any_work(tmp_path, capsys, argv):
+    out = tmp_path / "r.xlsx"
+    code = main([*argv, "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 2 and not out.exists()
+    assert captured.err == f"jecs {argv[0]}: error: out: {out} must end in .csv or .parquet\n"
+    assert "GCP" not in captured.out  # refused before the protocol ran
+
+
+def test_evaluate_never_writes_over_its_input(tmp_path, capsys):
+    data = tmp_path / "scores.csv"
+    data.write_bytes(Path(SAMPLE).read_bytes())
+    before = data.read_bytes()
+    assert main(["evaluate", str(data), "--reps", "2", "--out", str(data)]) == 2
+    assert "is the input file" in capsys.readouterr().err
+    assert data.read_bytes() == before
+
+
+def test_evaluate_csv_cells_are_spreadsheet_safe(tmp_path, capsys):
+    out = tmp_path / "r.csv"
+    assert main(["evaluate", SAMPLE, "--reps", "2", "--out", str(out)]) == 0
+    capsys.readouterr()
+    text = out.read_text()
+    assert text.startswith("method,") and "\n=" not in text and ",=" not in text
