@@ -71,7 +71,7 @@ def sidebar_dataset() -> None:
     """The active data set, always visible in the sidebar (its name drawn as plain text)."""
     data = state.active()
     table = data.table
-    with st.sidebar.container(border=True):
+    with st.container(border=True):
         st.caption("Active data set")
         st.text(data.name)
         st.caption(f"n = {table.n:,} test · m = {table.m:,} calibration · K = {table.K}")

@@ -10,15 +10,17 @@ __version__ = "0.1.0"
 
 from .compare import METHOD_LABELS, VALID_METHODS, Comparison, compare_methods, compare_pvalues
 from .conformal import conformal_pvalues, table_pvalues
-from .data import ScoreTable, ScoreTableError, load_scores, table_from_frame
-from .rules import DEFAULT_METHOD, METHODS, REGISTRY, Guarantee, Rule, get_rule, select
+from .contract import MIN_CALIBRATION, calibration_warnings, validate_frame
+from .data import ScoreTable, ScoreTableError, load_scores, load_scores_bytes, table_from_frame
 from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, default_knn, fit_envelope
-from .export import selection_frame, selection_metadata, write_selection
+
 # The evaluator function stays at jecs_core.evaluate.evaluate: a top-level
 # name "evaluate" would shadow the jecs_core.evaluate subpackage.
 from .evaluate import Evaluation, format_evaluation, format_sweep, sweep_k, sweep_knn, sweep_lambda, sweep_rho
+from .export import selection_frame, selection_metadata, selection_warnings, write_selection
 from .metrics import SelectionMetrics, contaminated_items, gcp, power, selection_metrics
 from .multitest import StepUpResult, benjamini_hochberg, bh_adjusted, storey_bh
+from .rules import DEFAULT_METHOD, METHODS, REGISTRY, Guarantee, Rule, get_rule, select
 from .selection import (
     JECSFallbackWarning,
     JECSFit,
@@ -38,9 +40,10 @@ __all__ = [
     "DEFAULT_METHOD", "METHODS", "REGISTRY", "Guarantee", "Rule", "get_rule", "select",
     "METHOD_LABELS", "VALID_METHODS", "Comparison", "compare_methods", "compare_pvalues",
     "conformal_pvalues", "table_pvalues",
-    "ScoreTable", "ScoreTableError", "load_scores", "table_from_frame",
+    "MIN_CALIBRATION", "calibration_warnings", "validate_frame",
+    "ScoreTable", "ScoreTableError", "load_scores", "load_scores_bytes", "table_from_frame",
     "DEFAULT_LAMBDA_GRID", "Envelope", "LambdaGrid", "default_knn", "fit_envelope",
-    "selection_frame", "selection_metadata", "write_selection",
+    "selection_frame", "selection_metadata", "selection_warnings", "write_selection",
     "Evaluation", "format_evaluation", "format_sweep", "sweep_k", "sweep_knn", "sweep_lambda", "sweep_rho",
     "SelectionMetrics", "contaminated_items", "gcp", "power", "selection_metrics",
     "StepUpResult", "benjamini_hochberg", "bh_adjusted", "storey_bh",
