@@ -102,7 +102,7 @@ class JECSFit:
             return np.asarray(x, dtype=float)
         return self.envelope(x)
 
-    def select(self, alpha: float) -> "JECSResult":
+    def select(self, alpha: float) -> JECSResult:
         """Storey-BH at ``alpha`` on the transformed values."""
         alpha = check_alpha(alpha)
         r_star = step_up_sorted(self.sorted_p_tilde, alpha, self.pi0_hat)

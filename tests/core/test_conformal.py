@@ -18,7 +18,7 @@ def brute_force(test, cal):
     out = np.empty((n, k))
     for i in range(n):
         for j in range(k):
-            out[i, j] = (1 + sum(cal[l, j] <= test[i, j] for l in range(m))) / (m + 1)
+            out[i, j] = (1 + sum(cal[row, j] <= test[i, j] for row in range(m))) / (m + 1)
     return out
 
 
