@@ -126,13 +126,14 @@ def _csv_header(stream, source: str) -> list[str]:
     return check_header(row, source)
 
 
-def _read_csv(handle, header: list[str], source: str) -> pd.DataFrame:
-    na = {name: _NA_STRINGS for name in header if name != "item_id"}
+def _read_csv(handle, header: list[str], source: str, text_columns=("item_id",)) -> pd.DataFrame:
+    na = {name: _NA_STRINGS for name in header if name not in text_columns}
+    as_text = {name: str for name in text_columns if name in header}
     try:
         with warnings.catch_warnings():
             # A row longer than the header would be cut silently; make it an error instead.
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(handle, dtype={"item_id": str} if "item_id" in header else None,
+            frame = pd.read_csv(handle, dtype=as_text or None,
                                 keep_default_na=False, na_values=na, index_col=False, encoding="utf-8-sig")
     except pd.errors.EmptyDataError:
         raise ScoreTableError(f"{source}: the file is empty") from None
@@ -177,10 +178,11 @@ def _kind(name: str, source: str) -> str:
     raise ScoreTableError(f"{source}: unsupported file type '{suffix}', expected .csv or .parquet")
 
 
-def read_table(path: str | Path) -> pd.DataFrame:
+def read_table(path: str | Path, *, text_columns=("item_id",)) -> pd.DataFrame:
     """Read a ``.csv`` or ``.parquet`` file (by extension) into a DataFrame, column names exactly as written.
 
-    ``item_id`` is read as text, and pandas' NA strings ("NA", "null", ...) are not applied to it.
+    The ``text_columns`` of a CSV (default ``item_id``) are read as text, and pandas' NA strings
+    ("NA", "null", ...) are not applied to them: an id or a text "NA" is kept, an empty cell is "".
     Anything else is typed by the parser. Parquet is read through pyarrow; nothing is unpickled.
 
     Raises
@@ -201,7 +203,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
             return _read_parquet(str(path), source)
         with open(path, encoding="utf-8-sig", newline="") as stream:
             header = _csv_header(stream, source)
-        return _read_csv(path, header, source)
+        return _read_csv(path, header, source, text_columns)
     except OSError as exc:
         raise ScoreTableError(f"{source}: could not be read ({exc.__class__.__name__}: {_one_line(exc.strerror or exc)})") from None
 

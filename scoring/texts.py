@@ -6,30 +6,19 @@ from pathlib import Path
 
 import pandas as pd
 
+from jecs_core.data import ScoreTableError
+from jecs_core.io import read_table
+
 REQUIRED_COLUMNS = ("item_id", "split", "text")
 SPLITS = ("calibration", "test")
 
-# pandas' own default NA strings, applied to every column but ``text``: a text
-# that reads "NA" or "null" is a text, and an empty cell is the empty text.
-_NA_STRINGS = [
-    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
-    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
-]  # fmt: skip
-
-
 def _read_file(p: Path) -> pd.DataFrame:
-    suffix = p.suffix.lower()
-    if suffix == ".csv":
-        header = pd.read_csv(p, nrows=0).columns
-        return pd.read_csv(
-            p,
-            dtype={"text": str},
-            keep_default_na=False,
-            na_values={c: _NA_STRINGS for c in header if c != "text"},
-        )
-    if suffix in (".parquet", ".pq"):
-        return pd.read_parquet(p)
-    raise ValueError(f"texts file {str(p)!r}: expected a .csv or .parquet file")
+    # The core's one reader: exact headers (a duplicate is refused, never renamed), never unpickles;
+    # a text that reads "NA" or "null" is a text, and an empty cell is the empty text.
+    try:
+        return read_table(p, text_columns=("item_id", "text"))
+    except ScoreTableError as exc:
+        raise ValueError(f"texts file {str(p)!r}: {str(exc).removeprefix(str(p) + ': ')}") from None
 
 
 def read_texts(path: str | Path) -> pd.DataFrame:

@@ -1,0 +1,21 @@
+"""The texts table goes through the core's one reader (issue 10 item 5, issue 12)."""
+
+from __future__ import annotations
+
+import pytest
+
+from scoring.texts import read_texts
+
+
+def test_a_duplicate_header_in_a_texts_file_is_refused_not_renamed(tmp_path):
+    path = tmp_path / "texts.csv"
+    path.write_text("item_id,split,text,text\na,calibration,hello,again\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"column 'text' appears twice"):
+        read_texts(path)
+
+
+def test_na_like_texts_and_ids_are_kept_as_written(tmp_path):
+    path = tmp_path / "texts.csv"
+    path.write_text("item_id,split,text\nNA,calibration,null\nb,test,NA\n", encoding="utf-8")
+    frame = read_texts(path)
+    assert frame["item_id"].tolist() == ["NA", "b"] and frame["text"].tolist() == ["null", "NA"]
