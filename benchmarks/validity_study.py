@@ -20,7 +20,8 @@ Rules: every registered rule (``jecs_core.REGISTRY``: Storey-BH on max-p with th
 cap (proposed default), the paper's JECS, JMCS, union, intersection) through ``Rule.prepare(...).select(alpha)``,
 the unregistered windowed JECS (``jecs_core.rules.windowed``), ``storey-capped``:
 Storey-BH on max-p with ``pi0 = min(1, (1 + #{p* > 0.5}) / (n 0.5))`` (METHOD-NOTES), the reference,
-and ``storey-capped-c``: the capped rule at ``alpha / cap_correction(n)`` (a research variant).
+``storey-capped-c``: the capped rule at ``alpha / cap_correction(n)`` (a research variant), and
+``storey-uncapped``: the "+1" estimate with no cap (Storey, Taylor & Siegmund's finite-sample form).
 
 Usage::
 
@@ -59,6 +60,7 @@ SIGNALS = (2.1, 4.0)
 CORRELATIONS = (0.0, 0.9)
 STOREY = "storey-capped"
 CAPPED_C = "storey-capped-c"
+UNCAPPED = "storey-uncapped"  # Storey, Taylor & Siegmund's finite-sample "+1" form, no cap
 
 
 def labels(rng, tables: int, pool: int, n_models: int, pattern: str):
@@ -129,7 +131,8 @@ def batch_rules(p_all: np.ndarray, alpha: float) -> dict[str, np.ndarray]:
     return {"jmcs": batch_step_up(p_star, alpha, np.full(tables, 1.0 / n)),
             "union": per_model.any(axis=2), "intersection": per_model.all(axis=2),
             STOREY: batch_step_up(p_star, alpha, 1.0 / (n * pi0)),
-            CAPPED_C: batch_step_up(p_star, alpha, 1.0 / (n * pi0 * cap_correction(n)))}
+            CAPPED_C: batch_step_up(p_star, alpha, 1.0 / (n * pi0 * cap_correction(n))),
+            UNCAPPED: batch_step_up(p_star, alpha, 1.0 / ((1 + (p_star > 0.5).sum(axis=1)) * 2.0))}
 
 
 def cap_correction(n: int, lam: float = 0.5) -> float:
@@ -222,7 +225,7 @@ def write_markdown(summary: pd.DataFrame, frame: pd.DataFrame, path: Path, secon
         f"per configuration ({int(tables.sum())} in all)"
         + ("." if seconds != seconds else f"; run time {seconds / 60:.1f} min on 2 processes (shared machine)."),
         "GCR = mean GCP over tables, SE = sd / sqrt(tables). Power = mean share of pure items selected, averaged "
-        "over all configurations. `storey-maxp` (proposed default) is Storey-BH on max-p, lambda = 0.5, +1, pi0 capped at 1/w(n), w(n) = 1 - 1.5/sqrt(n), and multiplied by the exact correction c(n); `storey-capped` caps at 1 (METHOD-NOTES, not finite-sample valid); `storey-capped-c` is the cap at 1 with its own correction; `jecs-windowed` is the unregistered research variant (docs/GUARANTEES.md).",
+        "over all configurations. `storey-maxp` (proposed default) is Storey-BH on max-p, lambda = 0.5, +1, pi0 capped at 1/w(n), w(n) = 1 - 1.5/sqrt(n), and multiplied by the exact correction c(n); `storey-capped` caps at 1 (METHOD-NOTES, not finite-sample valid); `storey-capped-c` is the cap at 1 with its own correction; `storey-uncapped` is the +1 estimate with no cap (Storey, Taylor & Siegmund's finite-sample form); `jecs-windowed` is the unregistered research variant (docs/GUARANTEES.md).",
         "A rule sitting exactly at alpha would exceed alpha + 2 SE in about 2.3% of configurations by chance.", "",
     ]
     for alpha, block in summary.groupby("alpha"):
