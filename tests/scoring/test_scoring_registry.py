@@ -197,10 +197,11 @@ def test_kernel_matches_float64_brute_force_for_any_subset(n, vocab, scale, seed
     got = token_statistics(torch.tensor(logits, dtype=torch.float32), torch.tensor(y), needed=needed,
                            chunk_elements=int(rng.integers(1, 4 * vocab))).double().numpy()
     want = _float64_statistics(logits, y)
-    # float32 log-softmax resolves log p only to ~1e-7 absolute, so log(1 - p) for a token
-    # with p > 1 - 1e-5 is beyond float32 whatever the formula; the kernel's regime is below.
+    # float32 resolves p near 1 only to ~6e-8 absolute, so log(1 - p) carries an absolute error of
+    # about 6e-8 / (1 - p): 0.005 at 1 - p = 1e-5 (seed 1197 found it), beyond the 2e-4 tolerance
+    # whatever the formula. The kernel's float32 regime is 1 - p >= 1e-4 (error <= 6e-4 on ~20).
     top = np.exp(logits.max(axis=1) - np.log(np.exp(logits).sum(axis=1)))
-    assume(top.max() < 1 - 1e-5)
+    assume(top.max() < 1 - 1e-4)
     for row, name in enumerate(needed):
         np.testing.assert_allclose(got[row], want[name], rtol=2e-4, atol=2e-4)
 
