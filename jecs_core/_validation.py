@@ -97,6 +97,29 @@ def check_lam(lam, name: str = "lam"):
     return check_lambda(lam, name)
 
 
+def check_fixed_lam(lam, default: float, name: str = "lam") -> float:
+    """``lam`` for rules whose guarantee needs lambda fixed in advance: ``"auto"`` means ``default``.
+
+    Callers pass the shared option vocabulary, where ``"auto"`` asks for a data-driven lambda;
+    choosing lambda from the data would void these rules' finite-sample guarantee.
+    """
+    chosen = check_lam(lam, name)
+    return float(default) if chosen == "auto" else chosen
+
+
+def check_score_matrix(values, name: str) -> np.ndarray:
+    """Return ``values`` as a finite (rows, K) float array of scores; a 1-D input is one model."""
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 1-D or 2-D array, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        row, col = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(f"{name} must be finite; found {arr[row, col]!r} at row {row}, column {col}")
+    return arr
+
+
 def check_lambda_grid(grid, name: str = "lambda_grid") -> tuple[float, ...]:
     """A non-empty sequence of lambdas in (0, 1)."""
     if isinstance(grid, (str, bytes)) or not hasattr(grid, "__iter__"):

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 import pandas as pd
 
+from .._validation import check_positive_int, check_seed  # noqa: F401  (check_seed re-exported)
 from ..data import ScoreTable, table_from_frame
 
 
@@ -20,19 +20,8 @@ def as_table(table) -> ScoreTable:
     return table
 
 
-def check_seed(seed) -> int | None:
-    """The one seed convention: a non-negative integer, or None for fresh entropy."""
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
-    return int(seed)
-
-
 def check_count(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+    return check_positive_int(value, name, minimum=minimum)
 
 
 def check_level(value, name: str = "level") -> float:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validation import check_alpha, check_positive_int
+from .._validation import check_alpha, check_positive_int, check_seed  # noqa: F401  (re-exported for callers)
 from ..data import ScoreTable, table_from_frame
 from ..envelope import DEFAULT_LAMBDA_GRID, _check_knn, _check_lambda
 from ..rules import METHODS, REGISTRY
@@ -34,14 +34,6 @@ def check_methods(methods) -> tuple[str, ...]:
     if unknown or not chosen:
         raise ValueError(f"methods must be a non-empty subset of {list(METHODS)}, got {list(chosen)}")
     return tuple(m for m in METHODS if m in chosen)
-
-
-def check_seed(seed) -> int | None:
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
-    return int(seed)
 
 
 def check_workers(workers) -> int:

@@ -44,7 +44,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.stats import binom
 
-from .._validation import check_alpha, check_pvalue_matrix
+from .._validation import check_alpha, check_fixed_lam, check_pvalue_matrix
 from ..multitest import step_up_sorted
 from .registry import Guarantee, Rule
 
@@ -94,16 +94,7 @@ def cap_correction(n: int, lam: float = DEFAULT_LAMBDA) -> float:
 
 
 def _check_lam(lam) -> float:
-    # The shared vocabulary passes "auto"; a data-chosen lambda would void the
-    # finite-sample guarantee, so "auto" means the fixed default.
-    if isinstance(lam, str):
-        if lam != "auto":
-            raise ValueError(f"lam must be 'auto' or a number in (0, 1), got {lam!r}")
-        return DEFAULT_LAMBDA
-    value = float(lam)
-    if not np.isfinite(value) or not 0.0 < value < 1.0:
-        raise ValueError(f"lam must be in the open interval (0, 1), got {lam!r}")
-    return value
+    return check_fixed_lam(lam, DEFAULT_LAMBDA)
 
 
 @dataclass(frozen=True)

@@ -50,23 +50,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_alpha, check_pvalue_matrix
+from .._validation import check_alpha, check_fixed_lam, check_pvalue_matrix
 from .registry import Guarantee, Rule
 
 DEFAULT_LAMBDA = 0.5
 
 
 def _check_lam(lam) -> float:
-    # "auto" is accepted because callers pass the shared option vocabulary; a
-    # data-driven lambda would void the guarantee, so it means the fixed default.
-    if isinstance(lam, str):
-        if lam != "auto":
-            raise ValueError(f"lam must be 'auto' or a number in (0, 1), got {lam!r}")
-        return DEFAULT_LAMBDA
-    value = float(lam)
-    if not np.isfinite(value) or not 0.0 < value < 1.0:
-        raise ValueError(f"lam must be in the open interval (0, 1), got {lam!r}")
-    return value
+    return check_fixed_lam(lam, DEFAULT_LAMBDA)
 
 
 def lattice_step(tail: np.ndarray) -> float:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._validation import check_score_matrix
+
 TEXT_FEATURES = ("t_words", "t_chars", "t_digit_share", "t_upper_share", "t_punct_share", "t_mean_word_length")
 _PUNCT = re.compile(r"[^\w\s]")
 
@@ -33,15 +35,7 @@ def as_covariates(values, name: str, *, rows: int | None = None) -> np.ndarray:
 
 def as_scores(values, name: str) -> np.ndarray:
     """Return ``values`` as a finite (rows, K) float array; 1-D is one model."""
-    arr = np.asarray(values, dtype=float)
-    if arr.ndim == 1:
-        arr = arr[:, None]
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 1-D or 2-D array, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        row, col = np.argwhere(~np.isfinite(arr))[0]
-        raise ValueError(f"{name} must be finite; found {arr[row, col]!r} at row {row}, column {col}")
-    return arr
+    return check_score_matrix(values, name)
 
 
 def pair(test_X, cal_X) -> tuple[np.ndarray, np.ndarray]:
