@@ -13,6 +13,7 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard import state, ui
+from dashboard.runtime_gc import freeze_imported_modules
 
 HERE = Path(__file__).resolve().parent
 SELECT = "views/select_page.py"
@@ -44,6 +45,7 @@ PAGES = {
     ],
 }
 
+freeze_imported_modules()  # once per process: keeps Streamlit's per-run gc.collect(2) cheap
 state.init_session()
 ui.inject_css()
 navigation = st.navigation(PAGES)

@@ -35,7 +35,11 @@ BARE = '''import streamlit as st
 v = st.slider("Target GCR α", min_value=0.01, max_value=0.50, value=0.10, step=0.01, format="%.2f")
 st.write(f"value = {v:.2f}")
 '''
-SETTLED = "!document.querySelector('[data-stale=\"true\"]')"
+# The run is over (the app's root says so) and no element is left stale from the previous run.
+BARE_NAME = "bare one-slider page"
+BARE_NO_GC = "bare page, runner.postScriptGC off"
+SETTLED = ("document.querySelector('[data-testid=stApp]')?.getAttribute('data-test-script-state') == 'notRunning'"
+           " && !document.querySelector('[data-stale=\"true\"]')")
 
 
 def _e2e():
@@ -54,8 +58,13 @@ def _step(page, direction: str, done_js: str, value: float) -> float:
     return time.perf_counter() - start
 
 
-def _app_done() -> str:
-    return f"v => new URLSearchParams(location.search).get('alpha') == String(parseFloat(v)) && {SETTLED}"
+def _app_done(param: str = "alpha") -> str:
+    """The Select page wrote ``param`` (the control just moved) into the URL, and the run is over."""
+    return f"v => new URLSearchParams(location.search).get('{param}') == String(parseFloat(v)) && {SETTLED}"
+
+
+# The first render is over when the method cards are drawn (the URL holds alpha from the start).
+_FIRST_DONE = f"v => document.querySelector('.jecs-card') && {SETTLED}"
 
 
 def _bare_done() -> str:
@@ -86,18 +95,59 @@ def _open(page, url: str, done_js: str) -> float:
     return time.perf_counter() - start
 
 
-def compare(browser, app_url: str, bare_url: str, runs: int) -> tuple[list[float], list[float]]:
-    app, bare = browser.new_page(viewport={"width": 1440, "height": 1000}), browser.new_page()
-    first = _open(app, f"{app_url}/?sample={SAMPLE}&alpha=0.1", _app_done())
-    _open(bare, bare_url, _bare_done())
-    print(f"app first render (n = 10,000, K = 16): {first:.2f} s")
-    _series(app, _app_done(), 4)  # warm-up: caches, chart libraries
-    _series(bare, _bare_done(), 4)
-    app_times, bare_times = [], []
-    for _ in range(max(1, runs // 5)):  # interleave blocks so drift hits both alike
-        app_times += _series(app, _app_done(), 5)
-        bare_times += _series(bare, _bare_done(), 5)
-    return app_times, bare_times
+def _click_and_wait(page, click, done_js: str, value) -> float:
+    start = time.perf_counter()
+    click()
+    page.wait_for_function(done_js, arg=str(value), polling="raf", timeout=60_000)
+    return time.perf_counter() - start
+
+
+def _up_and_back(page, press, done_js: str, value, step, steps: int) -> tuple[list[float], list[float]]:
+    """``steps`` moves up (each setting fitted for the first time), then as many back (revisits)."""
+    first, again = [], []
+    for times, sign in ((first, 1), (again, -1)):
+        for _ in range(steps):
+            value = round(value + sign * step, 2)
+            times.append(_click_and_wait(page, lambda s=sign: press(s), done_js, value))
+            page.wait_for_timeout(150)
+    return first, again
+
+
+def tail_steps(page, steps: int = 5) -> dict[str, list[float]]:
+    """Steps of the λ slider and of the k_n number input: full reruns that refit every rule."""
+    page.bring_to_front()
+    page.locator('[data-testid="stRadio"]', has_text="Tail threshold λ").get_by_text("Manual").click()
+    page.wait_for_function(_app_done("lam"), arg="0.7", polling="raf", timeout=60_000)
+    slider = page.get_by_role("slider", name="λ")
+    lam = _up_and_back(page, lambda sign: slider.press("ArrowRight" if sign > 0 else "ArrowLeft"),
+                       _app_done("lam"), 0.70, 0.05, min(steps, 5))  # 0.70 -> 0.95 and back
+    page.locator('[data-testid="stRadio"]', has_text="kNN size k_n").get_by_text("Manual").click()
+    box = page.locator('[data-testid="stNumberInput"]', has_text="k_n")
+    box.wait_for()
+    knn = int(box.locator("input").input_value())
+    page.wait_for_function(_app_done("knn"), arg=str(knn), polling="raf", timeout=60_000)
+    buttons = {1: box.get_by_test_id("stNumberInputStepUp"), -1: box.get_by_test_id("stNumberInputStepDown")}
+    knn_times = _up_and_back(page, lambda sign: buttons[sign].click(), _app_done("knn"), knn, 1, steps)
+    return {"λ step, first visit": lam[0], "λ step, revisit": lam[1],
+            "k_n step, first visit": knn_times[0], "k_n step, revisit": knn_times[1]}
+
+
+def compare(browser, app_url: str, bare_urls: dict[str, str], runs: int) -> tuple[object, dict[str, list[float]]]:
+    """Alpha steps on the Select page and on each bare page, interleaved in blocks of five."""
+    app = browser.new_page(viewport={"width": 1440, "height": 1000})
+    first = _open(app, f"{app_url}/?sample={SAMPLE}&alpha=0.1", _FIRST_DONE)
+    print(f"app first render (n = 10,000, K = 16; until the method cards are drawn): {first:.2f} s")
+    pages = {"Select page": (app, _app_done())}
+    for name, url in bare_urls.items():
+        pages[name] = (browser.new_page(), _bare_done())
+        _open(pages[name][0], url, _bare_done())
+    for page, done in pages.values():
+        _series(page, done, 4)  # warm-up: caches, chart libraries
+    times = {name: [] for name in pages}
+    for _ in range(max(1, runs // 5)):  # interleave blocks so drift hits all alike
+        for name, (page, done) in pages.items():
+            times[name] += _series(page, done, 5)
+    return app, times
 
 
 def big_audit(browser, app_url: str, runs: int) -> None:
@@ -122,7 +172,8 @@ def big_audit(browser, app_url: str, runs: int) -> None:
         print(f"upload and validation until 'Loaded': {time.perf_counter() - start:.1f} s")
     start = time.perf_counter()
     page.locator('[data-testid="stSidebarNavLink"]', has_text="Select").first.click()
-    page.wait_for_function(_app_done(), arg="0.10", polling="raf", timeout=300_000)
+    page.wait_for_function(f"v => location.pathname.endsWith('/select') && {_FIRST_DONE[5:]}", arg="0.10",
+                           polling="raf", timeout=300_000)
     print(f"Select page first render (p-values, fits, cards, one figure, one page of items): {time.perf_counter() - start:.1f} s")
     # 0.10 -> 0.20 visits each alpha for the first time; 0.20 -> 0.10 revisits them (cached comparisons).
     first = _series(page, _app_done(), 10)
@@ -143,13 +194,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         bare_script = Path(folder) / "bare_slider.py"
         bare_script.write_text(BARE)
-        with e2e.serve(ROOT / "app.py") as app_url, e2e.serve(bare_script) as bare_url, e2e.sync_playwright() as pw:
+        with (e2e.serve(ROOT / "app.py") as app_url, e2e.serve(bare_script) as bare_url,
+              e2e.serve(bare_script, log_name="bare-no-gc.log", env={"STREAMLIT_RUNNER_POST_SCRIPT_GC": "false"}) as bare_nogc,
+              e2e.sync_playwright() as pw):
             browser = pw.chromium.launch(executable_path=str(e2e.CHROMIUM), args=e2e.CHROMIUM_ARGS)
-            app_times, bare_times = compare(browser, app_url, bare_url, args.runs)
-            print(f"Select page alpha step: {_ms(app_times)}")
-            print(f"bare one-slider page:   {_ms(bare_times)}")
-            ratio = statistics.median(app_times) / statistics.median(bare_times)
-            print(f"ratio (median app / median bare): {ratio:.2f}  (goal <= 1.5, must <= 2)")
+            app, times = compare(browser, app_url, {BARE_NAME: bare_url, BARE_NO_GC: bare_nogc}, args.runs)
+            floor = statistics.median(times[BARE_NAME])
+            for name, series in times.items():
+                print(f"{name + ':':40s} {_ms(series)}")
+            ratio = statistics.median(times["Select page"]) / floor
+            print(f"ratio (median Select page / median bare page): {ratio:.2f}  (goal <= 1.5, must <= 2)")
+            print(f"for reference, against the bare page without the per-run GC: "
+                  f"{statistics.median(times['Select page']) / statistics.median(times[BARE_NO_GC]):.2f}")
+            for name, series in tail_steps(app, 5).items():
+                print(f"{name + ':':40s} {_ms(series)}  ({statistics.median(series) / floor:.1f} x the bare page's step)")
             if args.big:
                 big_audit(browser, app_url, max(5, args.runs // 2))
             browser.close()

@@ -1,0 +1,52 @@
+"""Keep Streamlit's per-run garbage collection cheap.
+
+Streamlit calls ``gc.collect(2)`` after every script run (``runner.postScriptGC``, on by
+default), fragment reruns included, and a full collection walks every object the
+collector tracks.  Once the dashboard's modules are imported (pandas, scipy, plotly,
+pyarrow, the core) that is about 156,000 objects: 80 ms per run on the 2-core reference
+machine, more than everything else an alpha step costs (see the ``bench_browser.py``
+section of benchmarks/RESULTS.md).  Module-level objects live as long as the process, so
+the frame imports every dashboard module once and moves what exists then into the
+permanent generation with :func:`gc.freeze`.  Later collections walk only what runs
+create, and still reclaim it: the setting is left on.  Reference cycles among the frozen
+objects would never be collected; module objects are not garbage, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import pkgutil
+import threading
+
+_LOCK = threading.Lock()
+_frozen = False
+
+
+def freeze_imported_modules() -> bool:
+    """Import every ``dashboard`` module, then :func:`gc.freeze` once per process.
+
+    Returns True on the call that froze, False afterwards.  Torch is not among the
+    imports (the scoring engine is imported lazily by the Score page).
+
+    Example
+    -------
+    >>> import gc
+    >>> from dashboard.runtime_gc import freeze_imported_modules
+    >>> _ = freeze_imported_modules()
+    >>> gc.get_freeze_count() > 0
+    True
+    """
+    global _frozen
+    with _LOCK:  # sessions run their scripts in parallel threads
+        if _frozen:
+            return False
+        import dashboard
+
+        for module in pkgutil.walk_packages(dashboard.__path__, "dashboard."):
+            importlib.import_module(module.name)
+        gc.collect()  # what is garbage now should be freed, not frozen
+        gc.freeze()
+        _frozen = True
+        return True
+
