@@ -21,7 +21,9 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 METHOD = jecs_core.DEFAULT_METHOD
-SETTLED = "!document.querySelector('[data-stale=\"true\"]')"
+# The run is over (the app root says so), the cards are drawn and nothing is left stale.
+SETTLED = ("document.querySelector('[data-testid=stApp]')?.getAttribute('data-test-script-state') == 'notRunning'"
+           " && document.querySelector('.jecs-card') && !document.querySelector('[data-stale=\"true\"]')")
 
 
 def _expected(alpha: float) -> jecs_core.Comparison:
