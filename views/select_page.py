@@ -1,10 +1,10 @@
 """Select page: choose alpha (and optionally lambda, k_n), compare the registered rules, inspect and export.
 
-Latency: moving alpha reruns one ``st.fragment`` (:func:`live`) only; it redraws the cards
-and the open panel (figures / items and explanations / export and report): the open figure
-when it depends on alpha, or the visible page of the items table.  Figures that do not
-depend on alpha (max-p histogram, envelope, λ grid) are drawn by the full run and are not
-re-sent on an alpha step.  Closed panels and figures are never built.
+Latency: moving alpha, lambda or k_n reruns one ``st.fragment`` (:func:`live`) only; it redraws
+the controls' values, the cards, the fit line and the open panel (one figure, or the visible
+page of the items table, or the export buttons).  Closed panels and figures are never built.
+Everything else on the page (title, pickers, toggles) is drawn by the full run and is not
+re-sent on a step.
 """
 
 from dataclasses import replace
@@ -14,13 +14,10 @@ import streamlit as st
 
 from dashboard import compute, export, items_view, select_view, state, ui
 from dashboard.explain import selection_warnings
-from dashboard.figures import get_figure_spec
 from dashboard.report import ReportInputs, audit_diagnostics_or_none, build_report, report_file_name
 from dashboard.select_view import ALPHA2, COMPARE, METHOD
 from dashboard.theme import method_label
 from jecs_core import DEFAULT_METHOD, METHODS, REGISTRY
-
-COMPARISON = "jecs.select_comparison"  # the fragment's latest comparison, for the full run's alpha-free figure
 
 data = state.active()
 table = data.table
@@ -34,7 +31,7 @@ ui.glossary()
 
 
 def tail_controls(mid, right) -> tuple[object, int | None]:
-    """λ and k_n (a change refits the rules: a full rerun)."""
+    """λ and k_n (a change refits the rules: cached per setting, so a revisit is a lookup)."""
     mid.radio("Tail threshold λ", [state.AUTO, state.MANUAL], key=state.LAM_MODE, horizontal=True,
               help="Max-p values above λ form the right tail the envelope is anchored on. "
               "Auto picks λ on the grid 0.5 … 0.9 with the smallest slope F_fit(λ)/λ.")
@@ -95,7 +92,7 @@ with st.container(border=True):
     alpha_slot = left.container()
     compare_on = left.toggle("Compare with a second α", key=COMPARE)
     alpha2_slot = left.container()
-    lam, knn = tail_controls(mid, right)
+    mid_slot, right_slot = mid.container(), right.container()
 cards_slot = st.container()
 ui.guarantee_caption()
 compare_slot = st.container()
@@ -111,11 +108,11 @@ panel_slot = st.container()
 
 @st.fragment
 def live() -> None:
-    """Everything alpha changes; an alpha step reruns only this."""
+    """Everything alpha, lambda and k_n change; a step of any of them reruns only this."""
     with alpha_slot:
         alpha = alpha_controls()
+    lam, knn = tail_controls(mid_slot, right_slot)
     comparison = compute.comparison(data.key, alpha, lam, knn, table)
-    st.session_state[COMPARISON] = comparison
     with cards_slot:
         ui.warnings(selection_warnings(table, comparison))
         ui.method_cards(comparison, compute.summary(data.key, alpha, lam, knn, comparison), notes=False)
@@ -131,7 +128,7 @@ def live() -> None:
         with diagnostics_slot:
             select_view.diagnostics_section(data.key, table, alpha, lam, knn)
     with panel_slot:
-        if panel == "figures" and not get_figure_spec(figure_key).alpha_free:
+        if panel == "figures":  # about 10 ms more per alpha step than drawing it outside (A/B, browser)
             select_view.draw_figure(figure_key, comparison, method)
         elif panel == "items":
             index = items_view.items_section(table, comparison, method)
@@ -142,6 +139,3 @@ def live() -> None:
 
 
 live()
-if panel == "figures" and get_figure_spec(figure_key).alpha_free:
-    with panel_slot:  # drawn by the full run: an alpha step does not re-send it
-        select_view.draw_figure(figure_key, st.session_state[COMPARISON], method)

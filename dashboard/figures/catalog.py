@@ -30,7 +30,6 @@ class FigureSpec:
     title: str
     caption: str
     build: Callable[[Comparison, str], go.Figure | None]
-    alpha_free: bool  # True when moving alpha does not change the figure
 
 
 def envelope_source(comparison: Comparison, method: str):
@@ -68,18 +67,18 @@ def _grid(comparison: Comparison, method: str):
 SELECT_FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("maxp", "Max-p histogram",
                "Clean items pile up near 0; contaminated items spread towards 1. The tail above λ anchors the envelope.",
-               _maxp, True),
+               _maxp),
     FigureSpec("envelope", "Envelope",
                "F_fit is linear up to the anchor (λ, F_fit(λ)) and follows the empirical tail above it; "
-               "p̃ = F_fit(p*) is what the paper's JECS ranks.", _envelope, True),
+               "p̃ = F_fit(p*) is what the paper's JECS ranks.", _envelope),
     FigureSpec("stepup", "Step-up",
                "The rule keeps the r* smallest values: r* is the last rank where the sorted value lies under the line.",
-               _stepup, False),
+               _stepup),
     FigureSpec("overlap", "Overlap", "Each bar counts the items selected by exactly the rules marked below it.",
-               lambda comparison, method: plot_overlap(comparison), False),
+               lambda comparison, method: plot_overlap(comparison)),
     FigureSpec("grid", "λ grid",
                "The data-driven choice takes the λ with the smallest slope of the linear branch (ties: smaller λ).",
-               _grid, True),
+               _grid),
 )
 FIGURE_KEYS = tuple(spec.key for spec in SELECT_FIGURES)
 

@@ -204,7 +204,6 @@ def test_catalogue_builds_every_figure_for_every_rule(comparison):
         assert ("stepup" in built) == (ranking(comparison.result(method)) is not None)
         for key, fig in built.items():
             assert isinstance(fig, go.Figure) and fig.layout.title.text, key
-    spec = get_figure_spec("overlap")
-    assert not spec.alpha_free and get_figure_spec("maxp").alpha_free
+    assert get_figure_spec("overlap").key == "overlap"
     with pytest.raises(ValueError, match="figure"):
         get_figure_spec("nope")

@@ -125,3 +125,30 @@ def test_a_link_reproduces_the_view_with_two_alphas(page, app_url):
     page.get_by_text("Step-up of JMCS").first.wait_for()
     assert page.locator('[data-testid="stException"]').count() == 0
     _shot(page, "select_compare.png", height=1500)
+
+
+def test_lambda_and_knn_steps_update_cards_envelope_and_url(page, app_url):
+    """λ and k_n live in the α fragment: each step must refit, redraw the open figure and write the URL."""
+    page.goto(f"{app_url}/select?alpha=0.1&method=jecs&fig=envelope")
+    _settled(page, 0.1)
+    page.locator('[data-testid="stRadio"]', has_text="Tail threshold λ").get_by_text("Manual").click()
+    page.wait_for_function(f"() => new URLSearchParams(location.search).get('lam') == '0.7' && {SETTLED}")
+    page.get_by_role("slider", name="λ").press("ArrowLeft")
+    page.wait_for_function(f"() => new URLSearchParams(location.search).get('lam') == '0.65' && {SETTLED}")
+    page.locator('[data-testid="stRadio"]', has_text="kNN size k_n").get_by_text("Manual").click()
+    box = page.locator('[data-testid="stNumberInput"]', has_text="k_n")
+    knn = int(box.locator("input").input_value()) + 1
+    box.get_by_test_id("stNumberInputStepUp").click()
+    page.wait_for_function(f"() => new URLSearchParams(location.search).get('knn') == '{knn}' && {SETTLED}")
+    page.wait_for_timeout(300)
+    table = samples.get(samples.DEFAULT_SAMPLE).loader()
+    expected = jecs_core.compare_methods(table, alpha=0.1, lam=0.65, knn=knn)
+    for method in expected.methods:
+        assert _count(page, method) == expected.result(method).n_selected, method
+    fit = expected.result("jecs")
+    caption = page.get_by_text("λ = 0.65 · k_n = ").first.inner_text()  # the fit line of the inspected rule
+    assert f"k_n = {fit.k_n}" in caption and f"r* = {fit.r_star:,}" in caption
+    anchor = page.locator(".js-plotly-plot text", has_text="anchor (λ, F_fit(λ)) = (0.65,")
+    anchor.first.wait_for()  # the open figure was redrawn for the new λ
+    assert page.locator(".js-plotly-plot").count() == 1
+    assert page.locator('[data-testid="stException"]').count() == 0
