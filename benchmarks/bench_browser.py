@@ -1,21 +1,26 @@
 """One alpha step until painted, in real Chromium: the Select page against a bare one-slider page.
 
-Both servers run in the same process tree and are measured interleaved, so the ratio
-cancels the machine's speed.  A step is timed from the key press on the slider until
-the page has finished the rerun and drawn a frame:
+Three servers run in one process tree and are measured interleaved, so the ratio cancels
+the machine's speed: the app, a bare one-slider page under Streamlit's defaults (the
+framework's floor, the ratio's denominator) and the same bare page with
+``runner.postScriptGC`` off (printed for reference: it shows what Streamlit's per-run
+garbage collection costs the floor itself).  A step is timed from the key press until the
+run is over and painted: the app root reports ``notRunning``, no element is stale, and
 
-* the app: the address bar holds the new ``alpha`` (the Select page writes it last) and
-  no element is stale;
-* the bare page: the echoed value shows and no element is stale.
+* the app: the address bar holds the new value (the Select page writes the URL last);
+* the bare pages: the echoed value shows.
+
+Then λ-slider and k_n-input steps on the Select page: five first visits of a setting (each
+refits every rule) and five revisits (cached fits).
 
 ``--big`` also uploads a 10^6-item, K = 16 score table (Parquet, about 150 MB, under the
 200 MB cap) through the Data page and times the Select page's first render and alpha steps
 (first visits of an alpha and revisits, which hit the page's comparison cache, apart).
 
 The 10,000-item comparison bounces alpha between 0.10 and 0.20, so after the warm-up most
-steps revisit an alpha: the server part is then a cache hit (about 15-30 ms when computed).
+steps revisit an alpha: the server part is then a cache hit.
 
-    python benchmarks/bench_browser.py [--runs 15] [--big]
+    python benchmarks/bench_browser.py [--runs 40] [--big]
 
 Needs the ``playwright`` package and Debian's chromium at /usr/bin/chromium (never downloads a browser).
 """
