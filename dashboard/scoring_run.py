@@ -22,6 +22,7 @@ import pandas as pd
 from jecs_core import ScoreTable, table_from_frame
 from jecs_core.io import read_table_bytes
 
+from .runtime_gc import freeze_late_imports
 from .settings import OperatorSettings, resolve_path
 
 EXAMPLE_TEXTS = Path(__file__).resolve().parents[1] / "sample_data" / "texts_example.csv"
@@ -140,6 +141,7 @@ def run_in_worker(task, progress: Progress, on_poll, *, interval: float = 0.5):
     while worker.is_alive():
         on_poll(progress)
         worker.join(interval)
+    freeze_late_imports()  # the engine's torch import, else every later run's GC walks it
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]

@@ -38,3 +38,35 @@ def test_freezes_once_and_leaves_only_new_objects_to_the_collector():
 def test_the_frame_calls_it_before_the_pages_run():
     frame = (ROOT / "app.py").read_text()
     assert frame.index("freeze_imported_modules()") < frame.index("navigation.run()")
+
+
+LATE = textwrap.dedent("""
+    import gc, sys, types
+    from dashboard.runtime_gc import freeze_imported_modules, freeze_late_imports
+    freeze_imported_modules()
+    none_yet = freeze_late_imports(("jecs_probe_pkg",))
+    # A stand-in for a lazily imported engine: a module holding many tracked objects.
+    probe = types.ModuleType("jecs_probe_pkg")
+    probe.objects = [[i] for i in range(50_000)]
+    sys.modules["jecs_probe_pkg"] = probe
+    tracked = len(gc.get_objects())
+    first, again = freeze_late_imports(("jecs_probe_pkg",)), freeze_late_imports(("jecs_probe_pkg",))
+    print(none_yet, first, again, tracked, len(gc.get_objects()))
+""")
+
+
+def test_a_late_import_is_frozen_once_when_it_arrives():
+    done = subprocess.run([sys.executable, "-c", LATE], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    none_yet, first, again, tracked, after = done.stdout.split()
+    assert (none_yet, first, again) == ("False", "True", "False")
+    assert int(tracked) > 50_000 and int(after) < 5_000  # the probe's objects left the collector's walk
+
+
+def test_the_scoring_worker_freezes_what_the_engine_imported(monkeypatch):
+    from dashboard import scoring_run
+
+    calls = []
+    monkeypatch.setattr(scoring_run, "freeze_late_imports", lambda: calls.append(1) or True)
+    assert scoring_run.run_in_worker(lambda: 42, scoring_run.Progress(), lambda progress: None, interval=0.01) == 42
+    assert calls == [1]
