@@ -106,46 +106,21 @@ def test_options_and_rule_object():
         windowed_jecs(p, alpha=0.0)
 
 
-def _tables(rng, reps, pool, n_models, mu, corr, single):
-    """Fresh conformal tables: calibration 30% (members of every model), test Bernoulli(0.3)."""
-    m = int(0.3 * pool)
-    n = pool - m
-    members = rng.random((reps, n, n_models)) < 0.3
-    if single:
-        members[:, :, 1:] = False
-    shared_c, shared_t = rng.standard_normal((reps, m, 1)), rng.standard_normal((reps, n, 1))
-    cal = mu + np.sqrt(corr) * shared_c + np.sqrt(1 - corr) * rng.standard_normal((reps, m, n_models))
-    test = mu * members + np.sqrt(corr) * shared_t + np.sqrt(1 - corr) * rng.standard_normal((reps, n, n_models))
-    cal = np.sort(cal, axis=1)
-    for r in range(reps):
-        p = np.column_stack([np.searchsorted(cal[r, :, k], test[r, :, k], side="right") for k in range(n_models)])
-        yield (p + 1.0) / (m + 1), members[r].any(axis=1)
-
-
-def _gcr(rule, tables, alpha):
-    gcps = []
-    for p, bad in tables:
-        sel = rule(p, alpha=alpha).selected
-        gcps.append((sel & bad).sum() / max(1, sel.sum()))
-    g = np.array(gcps)
-    return g.mean(), g.std(ddof=1) / np.sqrt(g.size)
-
-
 @pytest.mark.parametrize("pool,n_models,mu,corr,single", [(300, 4, 4.0, 0.9, True), (300, 8, 2.1, 0.0, False),
                                                           (400, 2, 4.0, 0.0, True)])
-def test_gcr_on_fresh_tables(pool, n_models, mu, corr, single):
+def test_gcr_on_fresh_tables(pool, n_models, mu, corr, single, fresh_tables, gcr_estimate):
     reps = 400
     for alpha in (0.1, 0.3):
-        tables = list(_tables(np.random.default_rng(pool + n_models), reps, pool, n_models, mu, corr, single))
-        gcr, se = _gcr(windowed_jecs, tables, alpha)
+        tables = list(fresh_tables(np.random.default_rng(pool + n_models), reps, pool, n_models, mu, corr, single))
+        gcr, se = gcr_estimate(windowed_jecs, tables, alpha)
         assert gcr <= alpha + 3 * se, (alpha, gcr, se)
 
 
-def test_validity_check_can_fail():
+def test_validity_check_can_fail(fresh_tables, gcr_estimate):
     """The same check flags the paper's JECS in a one-model, correlated regime."""
     warnings.simplefilter("ignore")
-    tables = list(_tables(np.random.default_rng(7), 400, 300, 4, 4.0, 0.9, True))
-    gcr, se = _gcr(jecs, tables, 0.1)
+    tables = list(fresh_tables(np.random.default_rng(7), 400, 300, 4, 4.0, 0.9, True))
+    gcr, se = gcr_estimate(jecs, tables, 0.1)
     assert gcr > 0.1 + 3 * se
-    gcr_w, se_w = _gcr(windowed_jecs, tables, 0.1)
+    gcr_w, se_w = gcr_estimate(windowed_jecs, tables, 0.1)
     assert gcr_w <= 0.1 + 3 * se_w
