@@ -7,13 +7,6 @@ or Debian's chromium is missing); the deep-link tests start their own fresh serv
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -24,38 +17,6 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 SAMPLE = ROOT / "sample_data" / "synthetic_k4.csv"
 NOT_FOUND = "Page not found"
-
-
-@contextmanager
-def _fresh_server():
-    """A new ``streamlit run app.py``: its first request is the one the test makes."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    ARTIFACTS.mkdir(exist_ok=True)
-    with open(ARTIFACTS / f"streamlit-fresh-{port}.log", "wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:  # the health endpoint is not a page request: the app's first page run is still ahead
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("streamlit did not start") from None
-                time.sleep(0.3)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def _settle(page, ms: int = 2500) -> None:
@@ -72,19 +33,19 @@ def _dialogs(page) -> list[str]:
 
 
 @pytest.mark.parametrize(("path", "title"), [("/select", "Select a shared clean subset"), ("/data", "Data")])
-def test_deep_link_on_a_fresh_server_opens_its_page(browser, path, title):
-    with _fresh_server() as url:
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        page = context.new_page()
-        page.set_default_timeout(60_000)
-        page.goto(f"{url}{path}?sample=paper-synthetic-k4")
-        _settle(page)
-        page.screenshot(path=str(ARTIFACTS / f"deep-link{path.replace('/', '-')}.png"))
-        assert not any(NOT_FOUND in d for d in _dialogs(page)), _dialogs(page)
-        assert page.locator("h1").first.inner_text() == title
-        assert page.url.startswith(f"{url}{path}") and "sample=paper-synthetic-k4" in page.url
-        assert "Paper synthetic setup (K = 4)" in page.locator('[data-testid="stSidebar"]').inner_text()
-        context.close()
+def test_deep_link_on_a_fresh_server_opens_its_page(browser, fresh_app_url, path, title):
+    url = fresh_app_url  # the health check that waits for it is not a page request: this is the first
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    page.goto(f"{url}{path}?sample=paper-synthetic-k4")
+    _settle(page)
+    page.screenshot(path=str(ARTIFACTS / f"deep-link{path.replace('/', '-')}.png"))
+    assert not any(NOT_FOUND in d for d in _dialogs(page)), _dialogs(page)
+    assert page.locator("h1").first.inner_text() == title
+    assert page.url.startswith(f"{url}{path}") and "sample=paper-synthetic-k4" in page.url
+    assert "Paper synthetic setup (K = 4)" in page.locator('[data-testid="stSidebar"]').inner_text()
+    context.close()
 
 
 def test_root_forwards_to_select_keeping_the_query(page, app_url):
