@@ -20,6 +20,7 @@ from .evaluate import Evaluation, format_evaluation, format_sweep, sweep_k, swee
 from .export import selection_frame, selection_metadata, selection_warnings, write_selection
 from .metrics import SelectionMetrics, contaminated_items, gcp, power, selection_metrics
 from .multitest import StepUpResult, benjamini_hochberg, bh_adjusted, storey_bh
+from .posthoc import PostHocFit, PostHocPath, fit_post_hoc, post_hoc_bound, post_hoc_path
 from .rules import DEFAULT_METHOD, METHODS, REGISTRY, Guarantee, Rule, get_rule, select
 from .selection import (
     JECSFallbackWarning,
@@ -47,6 +48,7 @@ __all__ = [
     "Evaluation", "format_evaluation", "format_sweep", "sweep_k", "sweep_knn", "sweep_lambda", "sweep_rho",
     "SelectionMetrics", "contaminated_items", "gcp", "power", "selection_metrics",
     "StepUpResult", "benjamini_hochberg", "bh_adjusted", "storey_bh",
+    "PostHocFit", "PostHocPath", "fit_post_hoc", "post_hoc_bound", "post_hoc_path",
     "JECSFallbackWarning", "JECSFit", "JECSResult", "JMCSResult", "PerModelResult",
     "fit_jecs", "intersection_selection", "jecs", "jmcs", "max_p", "union_selection",
 ]
