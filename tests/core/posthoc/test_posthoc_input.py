@@ -1,0 +1,59 @@
+"""Bad input to the post-hoc bound: one-line errors naming the argument, nothing computed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from jecs_core.posthoc import fit_post_hoc, post_hoc_bound, post_hoc_path, simes_template_bound
+
+P = np.array([[0.01, 0.02], [0.5, 0.9], [0.03, 0.01]])
+MASK = np.array([True, False, True])
+
+
+@pytest.mark.parametrize("delta", [0, 1, -0.1, 1.5, float("nan"), "0.1", True, None])
+def test_delta_outside_the_open_unit_interval(delta):
+    for call in (lambda: post_hoc_bound(P, MASK, delta=delta), lambda: fit_post_hoc(P, delta=delta),
+                 lambda: post_hoc_path(P, [0.1], delta=delta), lambda: simes_template_bound(P, MASK, delta=delta)):
+        with pytest.raises(ValueError, match=r"^delta must be") as info:
+            call()
+        assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("mask, detail", [
+    (np.array([True, False]), "length 3"),
+    (np.array([1, 0, 1]), "dtype int"),
+    ([1.0, 0.0, 1.0], "dtype float"),
+    (np.ones((3, 1), dtype=bool), "shape"),
+    ("yes", "dtype"),
+])
+def test_mask_of_the_wrong_length_or_type(mask, detail):
+    with pytest.raises(ValueError, match=r"^selected must be a boolean mask of length 3") as info:
+        post_hoc_bound(P, mask)
+    assert detail in str(info.value)
+    with pytest.raises(ValueError, match=r"^selected must be a boolean mask"):
+        fit_post_hoc(P).bound(mask)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -0.1, 1.2])
+def test_pvalues_not_finite_in_the_unit_interval(bad):
+    p = P.copy()
+    p[1, 0] = bad
+    with pytest.raises(ValueError, match=r"^pvalues must hold finite values in \[0, 1\]"):
+        post_hoc_bound(p, MASK)
+    with pytest.raises(ValueError, match=r"^pvalues must hold finite values"):
+        post_hoc_path(p, [0.1])
+
+
+def test_path_refuses_bad_alphas_and_unknown_methods():
+    with pytest.raises(ValueError, match=r"^alphas must be in the open interval"):
+        post_hoc_path(P, [0.1, 1.2])
+    with pytest.raises(ValueError, match=r"^alphas must be a 1-D"):
+        post_hoc_path(P, [[0.1, 0.2]])
+    with pytest.raises(ValueError, match=r"^method must be one of"):
+        post_hoc_path(P, [0.1], method="nope")
+
+
+def test_accepts_a_max_p_vector_and_an_empty_set():
+    assert post_hoc_bound(P.max(axis=1), np.zeros(3, dtype=bool)) == 0
+    assert post_hoc_bound(P, MASK) == post_hoc_bound(P.max(axis=1), MASK)
