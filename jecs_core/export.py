@@ -23,6 +23,8 @@ from .compare import Comparison
 from .contract import MEMBER_PREFIX, calibration_reach
 from .data import ScoreTable
 from .io import check_output_path, spreadsheet_safe, write_files_atomic
+from .posthoc.fit import check_delta
+from .posthoc.report import post_hoc_record
 from .rules import DEFAULT_METHOD, REGISTRY, Guarantee, get_rule
 
 # Per-item values a rule's result may carry, written when the result has them.
@@ -120,14 +122,18 @@ def _fit_fields(comparison: Comparison, primary: str) -> dict:
 
 def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | None = None, *,
                        options: dict | None = None, warnings: list[str] | None = None,
-                       spreadsheet_safe_cells: bool = True, diagnostics: dict | None = None) -> dict:
+                       spreadsheet_safe_cells: bool = True, diagnostics: dict | None = None,
+                       post_hoc_delta: float = 0.1) -> dict:
     """The sidecar record: the rule and its guarantee kind, alpha, options, warnings, fit, counts, input hash, version.
 
     ``warnings=None`` records :func:`selection_warnings`; ``spreadsheet_safe_cells`` says how the
     CSV's text cells were written; ``diagnostics`` (``AuditDiagnostics.to_dict()``) is recorded when given.
+    ``post_hoc`` records the chosen rule's post-hoc bound at ``post_hoc_delta``
+    (:func:`jecs_core.post_hoc_bound`), valid even if alpha was picked after looking.
     """
     from . import __version__
 
+    post_hoc_delta = check_delta(post_hoc_delta, "post_hoc_delta")
     primary = _primary(comparison, method)
     rule = REGISTRY[primary]
     record = {
@@ -141,6 +147,7 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
         "n_test": table.n,
         "n_calibration": table.m,
         "calibration": calibration_reach(table.m, table.n, comparison.alpha),
+        "post_hoc": post_hoc_record(comparison.pvalues, comparison.selected(primary), delta=post_hoc_delta),
         "models": list(table.models),
         "selected_counts": {name: int(comparison.selected(name).sum()) for name in comparison.methods},
         "guarantees": {name: REGISTRY[name].guarantee.value for name in comparison.methods},
@@ -194,7 +201,8 @@ def check_selection_paths(path: str | Path, *, inputs=()) -> tuple[Path, Path]:
 
 def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison, method: str | None = None, *,
                     spreadsheet_safe_cells: bool = True, options: dict | None = None,
-                    warnings: list[str] | None = None, diagnostics: dict | None = None) -> tuple[Path, Path]:
+                    warnings: list[str] | None = None, diagnostics: dict | None = None,
+                    post_hoc_delta: float = 0.1) -> tuple[Path, Path]:
     """Write the selection CSV and its sidecar JSON, both or neither; return both paths.
 
     Refused before anything is written: a path not ending in ``.csv``, a directory, a missing
@@ -204,7 +212,8 @@ def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison,
     path, side = check_selection_paths(path, inputs=[table.source])
     frame = selection_frame(table, comparison, method)
     record = selection_metadata(table, comparison, method, options=options, warnings=warnings,
-                                spreadsheet_safe_cells=spreadsheet_safe_cells, diagnostics=diagnostics)
+                                spreadsheet_safe_cells=spreadsheet_safe_cells, diagnostics=diagnostics,
+                                post_hoc_delta=post_hoc_delta)
     data = spreadsheet_safe(frame) if spreadsheet_safe_cells else frame
     text = sidecar_text(record)
     write_files_atomic({path: lambda temp: write_csv(data, temp), side: lambda temp: temp.write_text(text, encoding="utf-8")})

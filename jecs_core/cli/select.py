@@ -8,6 +8,7 @@ import sys
 from ..compare import compare_methods, compare_pvalues
 from ..data import load_scores
 from ..export import check_selection_paths, selection_warnings, write_selection
+from ..posthoc import post_hoc_bound, post_hoc_line
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY
 from ..shift.choose import SHIFT_METHODS
 from .options import add_table_options, alpha_arg, lam_arg, positive_int
@@ -26,6 +27,9 @@ def register(subparsers) -> None:
     )
     add_table_options(parser)
     parser.add_argument("--alpha", type=alpha_arg, default=0.1, help="target global contamination rate (default 0.1)")
+    parser.add_argument("--post-hoc-delta", type=alpha_arg, default=0.1,
+                        help="error level of the post-hoc bound, which holds even for an alpha picked after looking "
+                        "(default 0.1: 90%% confidence)")
     parser.add_argument("--method", choices=METHODS + ("all",), default=DEFAULT_METHOD,
                         help=f"selection written to --out (default {DEFAULT_METHOD}; 'all' adds one selected_<method> column per rule)")
     parser.add_argument("--lam", type=lam_arg, default="auto", help="right-tail threshold lambda: 'auto' (default) or a number")
@@ -104,6 +108,14 @@ def format_summary(table, comparison) -> str:
     return "\n".join(lines)
 
 
+def _post_hoc_summary(comparison, method: str, delta: float) -> str:
+    """The exported rule's post-hoc line (the default rule's with ``--method all``)."""
+    name = DEFAULT_METHOD if method == "all" else method
+    selected = comparison.selected(name)
+    bound = post_hoc_bound(comparison.pvalues, selected, delta=delta)
+    return f"{row_label(name)}: {post_hoc_line(bound, int(selected.sum()), delta=delta)}"
+
+
 def _shifted(args, table):
     """The shift check and covariate-aware p-values when asked for (scikit-learn is imported only then)."""
     if args.covariates is None and not args.shift_check:
@@ -160,6 +172,7 @@ def run(args: argparse.Namespace) -> int:
         comparison = compare_pvalues(shift.pvalues, alpha=args.alpha, lam=args.lam, knn=args.knn,
                                      models=table.models, contaminated=table.contaminated)
     print(format_summary(table, comparison))
+    print(_post_hoc_summary(comparison, args.method, args.post_hoc_delta))
     diagnostics, notes = _diagnostics(args, table)
     for block in (check, shift, diagnostics):
         if block is not None:
@@ -173,6 +186,6 @@ def run(args: argparse.Namespace) -> int:
         csv_path, json_path = write_selection(
             args.out, table, comparison, args.method, spreadsheet_safe_cells=not args.raw_cells,
             options=_options(args, check, shift), warnings=warnings,
-            diagnostics=None if diagnostics is None else diagnostics.to_dict())
+            diagnostics=None if diagnostics is None else diagnostics.to_dict(), post_hoc_delta=args.post_hoc_delta)
         print(f"wrote {csv_path} ({args.method}) and {json_path}")
     return 0

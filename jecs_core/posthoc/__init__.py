@@ -7,9 +7,11 @@ on the per-item max-p.  See ``docs/GUARANTEES.md`` ("Post-hoc bounds").
 from .closed_simes import hommel_h
 from .fit import METHOD, PostHocFit, fit_post_hoc, post_hoc_bound
 from .path import PostHocPath, post_hoc_path
+from .report import post_hoc_line, post_hoc_record
 from .template import GRANULARITY_NOTE, simes_template_bound
 
 __all__ = [
     "METHOD", "GRANULARITY_NOTE", "PostHocFit", "PostHocPath",
-    "fit_post_hoc", "hommel_h", "post_hoc_bound", "post_hoc_path", "simes_template_bound",
+    "fit_post_hoc", "hommel_h", "post_hoc_bound", "post_hoc_line", "post_hoc_path", "post_hoc_record",
+    "simes_template_bound",
 ]

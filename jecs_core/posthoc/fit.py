@@ -20,9 +20,9 @@ from .closed_simes import hommel_h, max_null, top_set_max_null, u_index
 METHOD = "closed-simes-hommel"
 
 
-def check_delta(delta) -> float:
+def check_delta(delta, name: str = "delta") -> float:
     """``delta`` as a float in the open interval (0, 1)."""
-    return check_fraction(delta, "delta", include_zero=False, include_one=False)
+    return check_fraction(delta, name, include_zero=False, include_one=False)
 
 
 def check_mask(selected, n: int, name: str = "selected") -> np.ndarray:

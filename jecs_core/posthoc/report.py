@@ -1,0 +1,64 @@
+"""The post-hoc bound as one sentence and as a sidecar record, shared by the CLI, export and dashboard."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .fit import check_delta, check_mask, fit_post_hoc
+
+
+def post_hoc_line(max_contaminated: int, n_selected: int, *, delta: float = 0.1) -> str:
+    """The post-hoc sentence printed beside a rule's fixed-alpha guarantee.
+
+    Parameters
+    ----------
+    max_contaminated : int
+        The bound (:func:`jecs_core.post_hoc_bound`).
+    n_selected : int
+        Size of the set.
+    delta : float, optional
+        Error level in (0, 1) of the bound.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> post_hoc_line(12, 400, delta=0.1)
+    'picked after looking: with 90% confidence at most 12 of these 400 items are contaminated (≤ 3.0%)'
+    """
+    delta = check_delta(delta)
+    confidence = f"{100 * (1 - delta):.10g}%"
+    if n_selected == 0:
+        return f"picked after looking: nothing selected (bound at {confidence} confidence not needed)"
+    share = 100 * max_contaminated / n_selected
+    return (f"picked after looking: with {confidence} confidence at most {max_contaminated} of these "
+            f"{n_selected} items are contaminated (≤ {share:.1f}%)")
+
+
+def post_hoc_record(pvalues, selected, *, delta: float = 0.1) -> dict:
+    """The sidecar's ``post_hoc`` entry: ``delta``, ``max_contaminated``, ``max_fdp``, ``method``, ``n_selected``.
+
+    Parameters
+    ----------
+    pvalues : array_like, shape (n, K) or (n,)
+    selected : array_like of bool, shape (n,)
+    delta : float, optional
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> post_hoc_record(np.array([0.001, 0.002, 0.9]), np.array([True, True, False]))["max_contaminated"]
+    0
+    """
+    fit = fit_post_hoc(pvalues, delta=delta)
+    mask = check_mask(selected, fit.n)
+    size = int(np.count_nonzero(mask))
+    bound = fit._bound(mask)
+    return {"delta": fit.delta, "max_contaminated": bound, "max_fdp": bound / size if size else 0.0,
+            "method": fit.method, "n_selected": size}
