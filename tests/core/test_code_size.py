@@ -65,14 +65,14 @@ def test_no_function_over_60_lines_of_code():
     assert not found, "functions over 60 lines of code:\n" + "\n".join(found)
 
 
-def test_the_counter_counts_code_not_docstrings():
+def test_the_counter_counts_code_not_docstrings(tmp_path, monkeypatch):
+    # The probe lives in tmp_path, so the package directory is never written to.
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
     body = "\n".join(f"    x{i} = {i}" for i in range(61))
-    probe = ROOT / "jecs_core" / "_size_probe.py"
-    try:
-        probe.write_text(f'def f():\n    """Doc.\n\n    More doc.\n    """\n    # a comment\n\n{body}\n', encoding="utf-8")
-        assert long_functions(probe) == ["jecs_core/_size_probe.py:1 f() has 62 lines of code"]
-        short = "\n".join(body.splitlines()[:59])  # 59 body lines + the def line = 60
-        probe.write_text(f'def f():\n    """Doc."""\n{short}\n', encoding="utf-8")
-        assert long_functions(probe) == []
-    finally:
-        probe.unlink()
+    (tmp_path / "jecs_core").mkdir()
+    probe = tmp_path / "jecs_core" / "_size_probe.py"
+    probe.write_text(f'def f():\n    """Doc.\n\n    More doc.\n    """\n    # a comment\n\n{body}\n', encoding="utf-8")
+    assert long_functions(probe) == ["jecs_core/_size_probe.py:1 f() has 62 lines of code"]
+    short = "\n".join(body.splitlines()[:59])  # 59 body lines + the def line = 60
+    probe.write_text(f'def f():\n    """Doc."""\n{short}\n', encoding="utf-8")
+    assert long_functions(probe) == []

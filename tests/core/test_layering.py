@@ -118,16 +118,15 @@ def test_no_import_cycles_between_project_modules():
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
 
 
-def test_the_scan_catches_an_upward_import():
+def test_the_scan_catches_an_upward_import(tmp_path, monkeypatch):
     # The scan must be able to fail: a fake core module importing the dashboard is reported.
-    fake = ROOT / "jecs_core" / "_layering_probe.py"
-    assert not fake.exists()
-    try:
-        fake.write_text("def f():\n    import dashboard.compute\n", encoding="utf-8")
-        with pytest.raises(AssertionError, match="_layering_probe.py:2 .jecs_core. imports dashboard.compute"):
-            test_layers_only_import_downward()
-    finally:
-        fake.unlink()
+    # The fake project lives in tmp_path, so the package directory is never written to.
+    (tmp_path / "jecs_core").mkdir()
+    (tmp_path / "app.py").write_text("", encoding="utf-8")
+    (tmp_path / "jecs_core" / "_layering_probe.py").write_text("def f():\n    import dashboard.compute\n", encoding="utf-8")
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    with pytest.raises(AssertionError, match="_layering_probe.py:2 .jecs_core. imports dashboard.compute"):
+        test_layers_only_import_downward()
 
 
 def test_the_cycle_finder_finds_a_cycle():
