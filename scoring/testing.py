@@ -198,6 +198,6 @@ def random_text(rng: np.random.Generator, n_words: int, vocab_size: int = 64) ->
 
 
 def pinned_torch_threads() -> Iterator[None]:
-    """Generator body of the test suites' shared autouse fixture (tests/*/conftest.py)."""
+    """Generator body of the test suite's shared torch fixture (tests/conftest.py)."""
     with single_torch_thread():
         yield

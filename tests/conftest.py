@@ -1,8 +1,9 @@
-"""Shared test set-up: hypothesis profiles and the location of the team's conformance cases."""
+"""Shared test set-up: hypothesis profiles, and torch on one thread for the tiny-model tests."""
 
 from __future__ import annotations
 
 import os
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -12,25 +13,23 @@ settings.register_profile("default", deadline=None, max_examples=60, suppress_he
 settings.register_profile("ci", deadline=None, max_examples=100, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") else "default")
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-
-
-def conformance_dir() -> Path | None:
-    """``$JECS_CONFORMANCE_DIR``, else ``../shared/conformance`` beside the checkout."""
-    env = os.environ.get("JECS_CONFORMANCE_DIR")
-    candidates = [Path(env)] if env else []
-    candidates.append(REPO_ROOT.parent / "shared" / "conformance")
-    for path in candidates:
-        if path.is_dir():
-            return path
-    return None
+TESTS = Path(__file__).resolve().parent
+# Only these folders run tiny torch models; elsewhere torch is never imported for the pin.
+TORCH_TEST_DIRS = (TESTS / "scoring", TESTS / "build")
 
 
 @pytest.fixture(scope="session")
-def conformance_cases() -> list[Path]:
-    found = conformance_dir()
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("conformance cases not found: expected ../shared/conformance beside the checkout")
-        pytest.skip("conformance cases not found (set JECS_CONFORMANCE_DIR)")
-    return sorted(found.glob("case*.csv"))
+def _one_torch_thread():
+    """Tiny models are all overhead, so the scoring and build tests pin torch to one thread."""
+    if find_spec("torch") is None or find_spec("transformers") is None:
+        yield
+        return
+    from scoring.testing import pinned_torch_threads
+
+    yield from pinned_torch_threads()
+
+
+@pytest.fixture(autouse=True)
+def _torch_pin_for_model_tests(request):
+    if any(Path(request.node.path).is_relative_to(folder) for folder in TORCH_TEST_DIRS):
+        request.getfixturevalue("_one_torch_thread")

@@ -1,9 +1,16 @@
-"""The team's conformance cases (../shared/conformance) reproduced exactly."""
+"""The conformance cases in tests/conformance/cases reproduced exactly.
+
+The cases and their expected outputs are written by ``make_cases.py`` beside this file, from a
+brute-force reference that shares no code with ``jecs_core``; the first test checks that the
+committed files are what the generator writes, so an expected value cannot drift by hand.
+"""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +18,7 @@ import pytest
 import jecs_core
 from jecs_core import compare_methods, load_scores
 
+HERE = Path(__file__).resolve().parent
 TOL = 1e-9
 
 
@@ -18,8 +26,29 @@ def _expected(csv_path):
     return json.loads(csv_path.with_name(csv_path.name.replace(".csv", ".expected.json")).read_text())
 
 
+def _generator():
+    spec = importlib.util.spec_from_file_location("jecs_conformance_make_cases", HERE / "make_cases.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def conformance_cases() -> list[Path]:
+    return sorted((HERE / "cases").glob("case*.csv"))
+
+
+def test_committed_cases_are_what_the_generator_writes(conformance_cases):
+    make_cases = _generator()
+    assert [p.stem for p in conformance_cases] == sorted(make_cases.CASES)
+    for path in conformance_cases:
+        table, expected = make_cases.build_case(path.stem)
+        assert path.read_text(encoding="utf-8") == table, path.name
+        assert _expected(path) == json.loads(expected), path.name
+
+
 def test_all_cases_present(conformance_cases):
-    assert len(conformance_cases) >= 4
+    assert len(conformance_cases) >= 5
 
 
 def _each_case(conformance_cases):
