@@ -5,7 +5,7 @@ path (:mod:`jecs_core.evaluate.generic`).  A rule listed in :data:`ACCELERATORS`
 is run instead by a batched kernel that works on the integer conformal counts
 of a whole chunk of repetitions at once (see :mod:`.kernels`).  Each kernel
 must give bit-identical numbers to the generic path; a test in
-``tests/evaluate`` iterates this dict and checks exactly that, so a kernel that
+``tests/core/evaluate`` iterates this dict and checks exactly that, so a kernel that
 drifts from its registry entry fails the suite.  A new rule needs no entry here.
 """
 

@@ -105,7 +105,7 @@ def test_long_layout_cell_errors_name_the_file_row(tmp_path):
 
 def test_minimum_calibration_size():
     # One calibration row loads (with a warning naming 1/(m+1)); the default rule then selects
-    # nothing at alpha below 1/2 (tests/core/test_rule_storey_maxp.py), so refusing it is not needed.
+    # nothing at alpha below 1/2 (tests/core/rules/test_rule_storey_maxp.py), so refusing it is not needed.
     assert MIN_CALIBRATION == 1
     with pytest.raises(ScoreTableError, match=r"column 'split': no calibration rows"):
         table_from_frame(wide(n_cal=0))

@@ -14,7 +14,7 @@ from jecs_core import METHODS, REGISTRY, conformal_pvalues, gcp, load_scores, po
 from jecs_core.diagnostics import PATTERNS, TwinModel, audit_diagnostics, fit_twin, twin_evaluate
 from jecs_core.evaluate import twin_evaluate as exported_twin_evaluate
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 def _model(correlation=0.6, shift=(2.0, 2.5, 3.0, 1.5), share=0.3, m=400, n=1500) -> TwinModel:

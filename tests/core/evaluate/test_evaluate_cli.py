@@ -14,7 +14,7 @@ from jecs_core.evaluate import evaluate
 from jecs_core.simulate.scenarios import three_block
 from jecs_core.simulate.synthetic import paper_synthetic
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = str(REPO_ROOT / "sample_data" / "synthetic_k4.csv")
 
 

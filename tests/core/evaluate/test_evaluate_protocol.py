@@ -10,7 +10,7 @@ import pytest
 from jecs_core import Evaluation, load_scores
 from jecs_core.evaluate import SUMMARY_COLUMNS, draw_subsamples, evaluate, format_evaluation
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 PAPER_ALPHAS = (0.1, 0.2, 0.3)
 PAPER_METHODS = ("jecs", "jmcs", "union", "intersection")
 

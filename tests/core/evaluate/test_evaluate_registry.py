@@ -18,7 +18,7 @@ from jecs_core.evaluate import ACCELERATORS, evaluate, sweep_k, sweep_knn, sweep
 from jecs_core.simulate.scenarios import copula_mixture, three_block
 from jecs_core.simulate.synthetic import wide_table
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 ALPHAS = (0.05, 0.1, 0.3, 0.6)
 
 

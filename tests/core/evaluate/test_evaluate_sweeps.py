@@ -12,7 +12,7 @@ from jecs_core import METHODS, load_scores, sweep_k, sweep_knn, sweep_lambda, sw
 from jecs_core.evaluate import SUMMARY_COLUMNS, default_ks, evaluate, format_sweep
 from jecs_core.simulate.scenarios import three_block
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 LEADING = ["parameter", "setting", "value"]
 
 

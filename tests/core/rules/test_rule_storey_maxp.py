@@ -154,7 +154,7 @@ def test_a_calibration_set_too_small_to_reach_alpha_selects_nothing():
     # hundreds of items; on the shipped audit's first calibration row it selected 522 at GCP 0.33.
     import jecs_core as jc
 
-    table = jc.load_scores(Path(__file__).resolve().parents[2] / "sample_data" / "real" / "wiki_smollm2_k8.csv")
+    table = jc.load_scores(Path(__file__).resolve().parents[3] / "sample_data" / "real" / "wiki_smollm2_k8.csv")
     p = jc.conformal_pvalues(table.test, table.calibration[:1])
     assert p.min() == 0.5
     fit = REGISTRY["storey-maxp"].prepare(p)
