@@ -1,4 +1,4 @@
-"""Time the selection export against pandas writing the same frame (issue 12).
+"""Time the selection export against pandas writing the same frame.
 
 Builds a score table of n test items and K models, runs every registered rule, then times
 

@@ -1,4 +1,4 @@
-"""Calibration shift (issue 14): validity and power of covariate-aware selection, and the shift check.
+"""Calibration shift: validity and power of covariate-aware selection, and the shift check.
 
 On fresh tables of each shift scenario (``jecs_core.simulate.shift_scenarios``) it
 computes four p-value matrices -- plain conformal (the baseline, same process),

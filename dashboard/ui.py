@@ -63,9 +63,6 @@ def guarantee_badge(method: str, *, over_alpha: bool = False) -> None:
     st.badge(text, icon=icon, color=color)
 
 
-# Kept for callers of the first release.
-validity_badge = guarantee_badge
-
 
 def sidebar_dataset() -> None:
     """The active data set, always visible in the sidebar (its name drawn as plain text)."""

@@ -9,7 +9,7 @@ need in one pass over the vocabulary, so adding a score is one entry here plus
 its tests: nothing else branches on score names.
 
 Every score is oriented so that larger means more member-like
-(METHOD-NOTES, "Detection scores").
+(the paper's convention, section "Preliminary"; formulas in scoring/README.md).
 
 This module imports neither torch nor pandas.
 """

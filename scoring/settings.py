@@ -13,7 +13,7 @@ from pathlib import Path
 from .registry import REGISTRY
 
 #: Every registered detection score (:mod:`scoring.registry`), in column order.
-#: Each is oriented so that larger means more member-like (METHOD-NOTES).
+#: Each is oriented so that larger means more member-like (scoring/README.md).
 SCORE_NAMES: tuple[str, ...] = tuple(REGISTRY)
 
 #: The score written to the wide table unless another is asked for.

@@ -5,7 +5,7 @@ Everything that touches a full vocabulary row runs on the device in float32
 :mod:`scoring.registry`) come back to the host, one number per scored token
 each, where :func:`scoring.registry.reduce_text` reduces them in float64.
 
-Formulas (METHOD-NOTES, "Detection scores"), for a scored token with true next
+Formulas (Min-K%++ as in Zhang et al. 2025, Modified Entropy as in Song & Mittal 2021), for a scored token with true next
 token ``y`` and next-token distribution ``p`` over the vocabulary:
 
 - ``logprob = log p_y``;

@@ -15,7 +15,7 @@ from .correlation import ScoreCorrelation, score_correlation
 from .tail import TailDiagnostics, tail_diagnostics
 from .twin_risk import TwinEvaluation, twin_evaluate
 
-# Heuristic flags (issue 11's grid): where the paper's JECS was seen to overshoot.
+# Heuristic flags (the validity study's grid, docs/VALIDITY.md): where the paper's JECS was seen to overshoot.
 HIGH_CORRELATION = 0.5
 SMALL_TAIL = 50
 SMALL_KNN = 8

@@ -1,7 +1,7 @@
 """Cross-model score correlation on the calibration set (Spearman).
 
 Fine-tunes of one base model score items alike, and correlated scores are the
-regime where the paper's JECS overshoots (issue 11's grid; the shipped audit's
+regime where the paper's JECS overshoots (the validity study's grid in docs/VALIDITY.md; the shipped audit's
 models correlate at about 0.94).  The calibration items are members of every
 model, so their scores show the cross-model dependence without any labels.
 """

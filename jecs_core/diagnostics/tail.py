@@ -4,7 +4,7 @@ The data-driven lambda takes the smallest slope ``F_fit(lambda) / lambda`` over 
 grid, and each slope rests on a kNN density estimate from the ``k_n`` tail points
 nearest lambda.  A small tail (m_R), a small k_n, or slopes that swing widely
 across the grid mean the minimum is picked among noisy anchors, which drags
-F_fit(lambda) and pi0_hat down (issue 11: ~99% of draws on the real audit).
+F_fit(lambda) and pi0_hat down (about 99% of protocol draws on the shipped real audit).
 """
 
 from __future__ import annotations

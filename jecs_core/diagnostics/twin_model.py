@@ -45,7 +45,7 @@ PATTERNS: dict[str, str] = {
 # Largest shift fitted: beyond it nearly every non-member sits below all calibration scores.
 MAX_SHIFT = 8.0
 _EM_STEPS = 300
-# Largest twin test set (see twin_size): the largest pool of issue 11's grid was 3,000 items.
+# Largest twin test set (see twin_size): the largest pool of the validity study's grid is 3,000 items.
 MAX_TWIN_TEST = 3_000
 _NO_COLUMNS = pd.DataFrame()
 
@@ -229,7 +229,7 @@ def matched_shares(model: TwinModel, tail_share: float, *, lam: float = 0.5, siz
 def twin_size(m: int, n: int, max_test: int) -> tuple[int, int]:
     """Twin calibration and test sizes: the audit's, scaled down together when ``n > max_test``.
 
-    Issue 11's grid found the paper's JECS overshooting about as often at 3,000 items as at
+    The validity study (docs/VALIDITY.md) found the paper's JECS overshooting about as often at 3,000 items as at
     300, and a smaller table is, if anything, the harder case for a tail estimate.
     """
     if n <= max_test:

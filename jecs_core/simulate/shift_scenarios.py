@@ -9,7 +9,7 @@ while their marginal law differs.  Membership of a test item is independent of i
 covariates.  With ``shift = 0`` (``shift_none``) calibration and test covariates have
 the same law, which is the control for false alarms and power cost.
 
-The location scenario is the one measured in issue 14: calibration covariate N(1, 1),
+The location scenario is the one measured in docs/CALIBRATION-SHIFT.md: calibration covariate N(1, 1),
 test N(0, 1), ``T = 3 M + 1.5 x + e``, K = 3.
 """
 
@@ -49,7 +49,7 @@ def location_shift(rng: np.random.Generator, *, pool_size: int = 1200, n_models:
                    beta: float = 1.5, shift: float = 1.0) -> pd.DataFrame:
     """Calibration covariate ``x_len ~ N(shift, 1)``, test ``N(0, 1)``; ``T = mu M + beta x_len + e``.
 
-    With the defaults (issue 14's scenario) the calibration members score higher than
+    With the defaults (the location scenario of docs/CALIBRATION-SHIFT.md) the calibration members score higher than
     the test members, so plain conformal p-values of test members are too small.
     """
     m, n = _check(rng, pool_size, n_models, calibration_fraction, contamination)

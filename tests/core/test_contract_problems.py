@@ -1,4 +1,4 @@
-"""The contract of issue 12: all problems listed, covariates and carried columns kept, nothing renamed."""
+"""The data contract: all problems listed, covariates and carried columns kept, nothing renamed."""
 
 from __future__ import annotations
 

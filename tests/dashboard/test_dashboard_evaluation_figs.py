@@ -1,4 +1,4 @@
-"""Evaluate figures (issue 13): visible power bars for every rule, aligned axes, legend clear of titles, sweeps at every α."""
+"""Evaluate figures: visible power bars for every rule, aligned axes, legend clear of titles, sweeps at every α."""
 
 from __future__ import annotations
 

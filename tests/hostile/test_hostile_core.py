@@ -1,4 +1,4 @@
-"""Issue 12, core and CLI cases: each feeds the exact hostile or clumsy input and asserts the exact
+"""Hostile input, core and CLI cases: each feeds the exact hostile or clumsy input and asserts the exact
 exit code and message, or the safe output."""
 
 from __future__ import annotations

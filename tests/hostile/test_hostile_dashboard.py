@@ -1,4 +1,4 @@
-"""Issue 12, the dashboard cases: one test per case, each feeding the exact input.
+"""Hostile input, the dashboard cases: one test per case, each feeding the exact input.
 
 Two AppTest instances in one process are two sessions of one server: they share the module
 state and Streamlit's process-wide caches, as two browser tabs on one server do.

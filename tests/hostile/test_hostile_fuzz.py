@@ -1,4 +1,4 @@
-"""Fuzzing the table reader and the contract (issue 12): random headers, types and values never give a
+"""Fuzzing the table reader and the contract: random headers, types and values never give a
 traceback (only a one-line ScoreTableError / ValueError) and never a silent rename; and the fast CSV
 writer gives exactly pandas' bytes."""
 

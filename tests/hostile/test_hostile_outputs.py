@@ -1,4 +1,4 @@
-"""Output paths of `jecs evaluate`, `jecs sweep` and `jecs synth` go through the one writer (issue 12)."""
+"""Output paths of `jecs evaluate`, `jecs sweep` and `jecs synth` go through the one writer."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 12, scoring and build-sample cases: each hostile input gives its exact exit code and message."""
+"""Hostile input, scoring and build-sample cases: each hostile input gives its exact exit code and message."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""The texts table goes through the core's one reader (issue 10 item 5, issue 12)."""
+"""The texts table goes through the core's one reader, with the same one-line errors as a score table."""
 
 from __future__ import annotations
 

@@ -151,7 +151,7 @@ def _true_gcr(make, method: str, alpha: float, tables: int) -> tuple[float, floa
 @pytest.mark.parametrize("name", ["correlated three-block", "paper synthetic"])
 def test_twin_verdict_from_one_table_agrees_with_the_generators_truth(name):
     # Simulation check against ground truth: the paper's JECS is above alpha on fresh tables of a
-    # correlated three-block design (issue 11) and within it on the paper's own synthetic setup;
+    # correlated three-block design (docs/VALIDITY.md) and within it on the paper's own synthetic setup;
     # the twin fitted on ONE table of each must say so.
     from jecs_core import table_from_frame
     from jecs_core.simulate.scenarios import three_block

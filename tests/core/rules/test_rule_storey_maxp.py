@@ -91,7 +91,7 @@ def test_order_invariant_and_between_bh_and_capped_storey(p, alpha, rnd):
     assert a[perm].tolist() == storey_maxp(p[perm], alpha=alpha).selected.tolist()
     p_star, n = p.max(axis=1), p.shape[0]
     raw = (1 + np.count_nonzero(p_star > 0.5)) / (n * 0.5)
-    # Never more than METHOD-NOTES' capped Storey-BH, never less than BH at w alpha / c(n).
+    # Never more than Storey-BH with pi0 capped at 1, never less than BH at w alpha / c(n).
     assert np.all(a <= storey_bh(p_star, alpha=alpha, pi0=min(1.0, raw)).selected)
     assert np.all(jmcs(p, alpha=alpha * cap_level(n) / cap_correction(n)).selected <= a)
 

@@ -81,7 +81,7 @@ def _arrays(frame):
 
 @pytest.mark.parametrize("method", ["jmcs", None])
 def test_selection_holds_alpha_on_a_location_shift(method):
-    """Fresh tables of issue 14's scenario: plain p-values exceed alpha, residual ones hold it."""
+    """Fresh tables of the location-shift scenario: plain p-values exceed alpha, residual ones hold it."""
     alpha, reps = 0.1, 60
     plain, resid = [], []
     for seed in range(reps):
