@@ -27,6 +27,7 @@ Usage::
 
     python benchmarks/validity_study.py            # full grid -> benchmarks/validity_study.csv + docs/VALIDITY.md
     python benchmarks/validity_study.py --quick    # a few configs, seconds (CI)
+    python benchmarks/validity_study.py --post-hoc # the post-hoc bound on the same grid (benchmarks/posthoc_study.py)
 """
 
 from __future__ import annotations
@@ -244,7 +245,11 @@ def write_markdown(summary: pd.DataFrame, frame: pd.DataFrame, path: Path, secon
             lines.append(f"| {alpha} | {row['storey-maxp']:.4f} | {row['storey-maxp'] - row[STOREY]:+.4f} | "
                          f"{row['storey-maxp'] - row['jecs']:+.4f} |")
         lines.append("")
-    path.write_text("\n".join(lines))
+    # The post-hoc bound's section is written by benchmarks/posthoc_study.py; keep it.
+    old = path.read_text() if path.exists() else ""
+    marker = "## Post-hoc bound ("
+    kept = old[old.index(marker):] if marker in old else ""
+    path.write_text("\n".join(lines) + ("\n" + kept if kept else ""))
 
 
 def main(argv=None) -> int:
@@ -256,7 +261,13 @@ def main(argv=None) -> int:
     parser.add_argument("--markdown", type=Path, default=None, help="summary (default docs/VALIDITY.md; none in --quick)")
     parser.add_argument("--from-csv", type=Path, default=None, help="re-summarise a results CSV without running")
     parser.add_argument("--run-seconds", type=float, default=float("nan"), help="run time to report with --from-csv")
+    parser.add_argument("--post-hoc", action="store_true",
+                        help="run the post-hoc bound's study instead (simultaneous validity and tightness, same grid)")
     args = parser.parse_args(argv)
+    if args.post_hoc:
+        from posthoc_study import main as post_hoc_main  # the same directory is on sys.path for a script
+
+        return post_hoc_main(["--quick"] if args.quick else [])
     if args.from_csv is not None:
         frame = pd.read_csv(args.from_csv)
         write_markdown(summarise(frame), frame, args.markdown or ROOT / "docs" / "VALIDITY.md", args.run_seconds)
