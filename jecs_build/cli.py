@@ -25,6 +25,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--a", type=fraction_arg, default=0.3, help="clean-block share (default 0.3)")
     g.add_argument("--b", type=fraction_arg, default=0.3, help="calibration-block share (default 0.3)")
     g.add_argument("--rho", type=fraction_arg, default=0.125, help="per-model share of the remainder (default 0.125)")
+    g.add_argument("--rhos", type=_shares, default=(),
+                   help="comma-separated share of the remainder per model, e.g. 0,0.3,0.6,0.9 (overrides --rho)")
+    g.add_argument("--pad-training", action="store_true",
+                   help="fill every model's training set up to the largest with texts outside the pool")
+    g.add_argument("--task-tokens", type=positive_int, default=0,
+                   help="also record each model's greedy exact match on every text's last N tokens "
+                        "(<name>_results.csv; see jecs_build.task_results)")
     g = parser.add_argument_group("models")
     g.add_argument("--base-model", default=None,
                    help="GGUF file, directory with one GGUF file, or model directory "
@@ -49,6 +56,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--note", default="", help="free text recorded in the provenance")
     g.add_argument("--threads", type=positive_int, default=None, help="torch CPU threads (default: torch's choice)")
     g.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def _shares(text: str) -> tuple:
+    try:
+        return tuple(float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -76,12 +90,17 @@ def config_from_args(args: argparse.Namespace):
         raise ValueError(f"--max-words ({args.max_words}) is below --min-words ({args.min_words})")
     if args.a + args.b >= 1:
         raise ValueError(f"--a + --b must be below 1, got {args.a} + {args.b}")
+    if args.rhos:
+        from .exposure import check_rhos
+
+        check_rhos(args.rhos, args.models)
     lora = LoraSettings(epochs=args.epochs, lr=args.lr, batch_size=args.batch_size, max_tokens=args.max_tokens)
     return BuildConfig(
         name=args.name, corpus=args.corpus, base_model=args.base_model, n_pool=args.n_pool,
         min_words=args.min_words, max_words=args.max_words, n_models=args.models, a=args.a, b=args.b,
         rho=args.rho, seed=args.seed, lora=lora, mc_reps=args.mc_reps, alphas=args.alphas, note=args.note,
-        allow_pickle=args.allow_pickle_weights,
+        allow_pickle=args.allow_pickle_weights, rhos=args.rhos, pad_training=args.pad_training,
+        task_tokens=args.task_tokens,
     )
 
 

@@ -10,6 +10,8 @@ build resumes where it stopped):
 3. ``score``    every pool text under every fine-tuned model with the scoring
    engine (:data:`BUILD_SCORES`); the merged model is written to the cache
    only for as long as the engine needs it.
+   With ``task_tokens``, every model's per-item task result on the test
+   items (:mod:`jecs_build.task_results`), cached per model.
 4. ``assemble`` the wide table (Min-K%++, with ``text`` and member labels),
    the long table of all four scores, and the provenance JSON (parameters,
    seeds, versions, wall time, per-model AUCs, Monte-Carlo table, selection
@@ -37,6 +39,7 @@ import pandas as pd
 from jecs_core.simulate import three_block_split
 
 from . import corpus as corpus_io
+from . import exposure
 from .common import DEFAULT_CACHE_DIR, STAGES, check_build_name, device, say
 from .finetune import LoraSettings
 
@@ -44,7 +47,9 @@ from .finetune import LoraSettings
 BUILD_SCORES = ("ppl", "mink", "minkpp", "mentr")
 # Parameters that change the plan or the adapters: a cached run with other values is not reused.
 _IDENTITY_KEYS = ("corpus", "base_model", "n_pool", "min_words", "max_words", "n_models", "a", "b", "rho",
-                  "seed", "lora", "model_prefix")
+                  "seed", "lora", "model_prefix", "rhos", "pad_training")
+# Identity keys a cache made before they existed lacks; its value was the default.
+_IDENTITY_DEFAULTS = {"rhos": [], "pad_training": False}
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,13 @@ class BuildConfig:
         Free text recorded in the provenance (e.g. why settings were reduced).
     allow_pickle : bool
         Accept a base model with pickled weights (see :func:`scoring.loading.load_model`).
+    rhos : tuple of float
+        Per-model share of the remainder block (overrides ``rho``; :mod:`jecs_build.exposure`).
+    pad_training : bool
+        Fill every model's training set up to the largest with outside-pool texts.
+    task_tokens : int
+        When positive, record every model's per-item task result on its last
+        ``task_tokens`` tokens (:mod:`jecs_build.task_results`).
     """
 
     name: str = "wiki_smollm2_k8"
@@ -96,6 +108,9 @@ class BuildConfig:
     alphas: tuple = (0.1, 0.2, 0.3)
     note: str = ""
     allow_pickle: bool = False
+    rhos: tuple = ()
+    pad_training: bool = False
+    task_tokens: int = 0
 
     def __post_init__(self) -> None:
         check_build_name(self.name)
@@ -107,6 +122,7 @@ class BuildConfig:
     def to_dict(self) -> dict:
         out = asdict(self)
         out["alphas"] = list(self.alphas)
+        out["rhos"] = list(self.rhos)
         return out
 
 
@@ -141,7 +157,7 @@ def _check_cache(run_dir: Path, config: BuildConfig, force: bool) -> None:
         shutil.rmtree(run_dir)
     if saved.is_file() and (run_dir / "plan.csv").is_file():
         previous, current = json.loads(saved.read_text()), _identity(config)
-        changed = sorted(k for k in _IDENTITY_KEYS if previous.get(k) != current[k])
+        changed = sorted(k for k in _IDENTITY_KEYS if previous.get(k, _IDENTITY_DEFAULTS.get(k)) != current[k])
         if changed:
             raise ValueError(
                 f"cache {run_dir} was built with other {', '.join(changed)}; pass --force to discard it "
@@ -169,11 +185,18 @@ def prepare(config: BuildConfig, run_dir: Path) -> pd.DataFrame:
         return pd.read_csv(path, keep_default_na=False)
     texts = corpus_io.filter_corpus(corpus_io.load_corpus(config.corpus), config.min_words, config.max_words)
     pool = corpus_io.draw_pool(texts, config.n_pool, seed=config.seed)
-    plan = three_block_split(pool["item_id"], models=config.model_names(), rng=np.random.default_rng(config.seed + 1),
+    rng = np.random.default_rng(config.seed + 1)
+    plan = three_block_split(pool["item_id"], models=config.model_names(), rng=rng,
                              clean_fraction=config.a, calibration_fraction=config.b, rho=config.rho)
+    if config.rhos:
+        plan = exposure.assign_exposure(plan, config.model_names(), config.rhos, rng)
     plan = plan.merge(pool, on="item_id", validate="one_to_one")
     members = [c for c in plan.columns if c.startswith("member_")]
     plan = plan[["item_id", "split", "block", "title", "text", "n_words", *members]]
+    if config.pad_training:
+        padding = exposure.padding_texts(texts, plan, config.model_names(), seed=config.seed + 2)
+        padding.to_csv(run_dir / f".{exposure.PADDING_FILE}.tmp", index=False)
+        os.replace(run_dir / f".{exposure.PADDING_FILE}.tmp", run_dir / exposure.PADDING_FILE)
     tmp = run_dir / ".plan.csv.tmp"
     plan.to_csv(tmp, index=False)
     os.replace(tmp, path)
@@ -193,9 +216,13 @@ def finetune(config: BuildConfig, run_dir: Path, plan: pd.DataFrame, progress: b
     if todo:
         where = device()
         base, tokenizer = load_base(config.base_model, device=where, allow_pickle=config.allow_pickle)
+        if config.pad_training:
+            padding = pd.read_csv(run_dir / exposure.PADDING_FILE, keep_default_na=False)
         for k in todo:
             name = names[k]
             texts = plan.loc[plan[f"member_{name}"] == 1, "text"].tolist()
+            if config.pad_training:
+                texts += padding.loc[padding["model"] == name, "text"].tolist()
             say(f"fine-tuning {name} ({k + 1}/{len(names)}) on {len(texts)} texts, {config.lora.epochs} epochs, {where}")
             model, log = finetune_lora(base, tokenizer, texts, config.lora, seed=config.seed + 100 + k,
                                        device=where, progress=progress, desc=name)
@@ -239,6 +266,16 @@ def build(config: BuildConfig, out_dir: str | Path = "sample_data/real", cache_d
     long = score_adapters(config, run_dir, plan, scores=BUILD_SCORES, progress=progress)
     if stop_after == "score":
         return {"stage": "score"}
+    results = None
+    if config.task_tokens:
+        from .task_results import task_stage
+
+        results = task_stage(config, run_dir, plan)
     from .assemble import assemble
 
-    return assemble(config, run_dir, plan, long, logs, Path(out_dir), started=started)
+    paths = assemble(config, run_dir, plan, long, logs, Path(out_dir), started=started)
+    if results is not None:
+        from .task_results import write_results
+
+        paths["results"] = str(write_results(config, run_dir, plan, results, Path(out_dir), Path(paths["provenance"])))
+    return paths
