@@ -19,7 +19,7 @@ members of every model; scores ``T = mu M + e`` with ``e = sqrt(r) Z_item + sqrt
 Rules: every registered rule (``jecs_core.REGISTRY``: Storey-BH on max-p with the corrected
 cap (proposed default), the paper's JECS, JMCS, union, intersection) through ``Rule.prepare(...).select(alpha)``,
 the unregistered windowed JECS (``jecs_core.rules.windowed``), ``storey-capped``:
-Storey-BH on max-p with ``pi0 = min(1, (1 + #{p* > 0.5}) / (n 0.5))`` (METHOD-NOTES), the reference,
+Storey-BH on max-p with ``pi0 = min(1, (1 + #{p* > 0.5}) / (n 0.5))`` (the textbook cap), the reference,
 ``storey-capped-c``: the capped rule at ``alpha / cap_correction(n)`` (a research variant), and
 ``storey-uncapped``: the "+1" estimate with no cap (Storey, Taylor & Siegmund's finite-sample form).
 
@@ -226,7 +226,7 @@ def write_markdown(summary: pd.DataFrame, frame: pd.DataFrame, path: Path, secon
         f"per configuration ({int(tables.sum())} in all)"
         + ("." if seconds != seconds else f"; run time {seconds / 60:.1f} min on 2 processes (shared machine)."),
         "GCR = mean GCP over tables, SE = sd / sqrt(tables). Power = mean share of pure items selected, averaged "
-        "over all configurations. `storey-maxp` (proposed default) is Storey-BH on max-p, lambda = 0.5, +1, pi0 capped at 1/w(n), w(n) = 1 - 1.5/sqrt(n), and multiplied by the exact correction c(n); `storey-capped` caps at 1 (METHOD-NOTES, not finite-sample valid); `storey-capped-c` is the cap at 1 with its own correction; `storey-uncapped` is the +1 estimate with no cap (Storey, Taylor & Siegmund's finite-sample form); `jecs-windowed` is the unregistered research variant (docs/GUARANTEES.md).",
+        "over all configurations. `storey-maxp` (proposed default) is Storey-BH on max-p, lambda = 0.5, +1, pi0 capped at 1/w(n), w(n) = 1 - 1.5/sqrt(n), and multiplied by the exact correction c(n); `storey-capped` caps at 1 (the textbook form, not finite-sample valid); `storey-capped-c` is the cap at 1 with its own correction; `storey-uncapped` is the +1 estimate with no cap (Storey, Taylor & Siegmund's finite-sample form); `jecs-windowed` is the unregistered research variant (docs/GUARANTEES.md).",
         "A rule sitting exactly at alpha would exceed alpha + 2 SE in about 2.3% of configurations by chance.", "",
     ]
     for alpha, block in summary.groupby("alpha"):
