@@ -68,7 +68,7 @@ def test_every_page_in_the_navigation_opens(page, app_url):
 
 
 def test_learn_page(page, app_url):
-    """The lesson renders its four figures; its screenshot illustrates the README."""
+    """The lesson renders its four figures; its screenshot illustrates docs/DASHBOARD.md."""
     page.goto(f"{app_url}/")
     page.locator('[data-testid="stSidebarNavLink"]').first.wait_for()
     page.goto(f"{app_url}/learn")
