@@ -19,3 +19,6 @@ python -m ruff check .
 
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYTHONHASHSEED=0
 python -m pytest "$@"
+
+# The Examples in jecs_core's docstrings are tests too: every one must run and print what it shows.
+python -m pytest --doctest-modules jecs_core -q
