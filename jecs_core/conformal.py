@@ -113,6 +113,22 @@ def table_pvalues(table, *, rng: np.random.Generator | None = None, covariates=N
     shift_method : {"auto", "weighted", "residual", "none"}
         How covariates are used (see :func:`jecs_core.shift.shift_pvalues` and
         docs/CALIBRATION-SHIFT.md); only read when ``covariates`` is given.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, K)
+        ``p[i, k]``: item ``i``'s conformal p-value against model ``k``'s calibration scores
+        (small = unlike a member).
+
+    Examples
+    --------
+    >>> import pandas as pd, jecs_core as jc
+    >>> table = jc.table_from_frame(pd.DataFrame({
+    ...     "item_id": ["c1", "c2", "c3", "t1", "t2"], "split": ["calibration"] * 3 + ["test"] * 2,
+    ...     "score_a": [2.0, 3.0, 4.0, 0.5, 3.5], "score_b": [1.0, 2.5, 3.0, 0.1, 2.8]}))
+    >>> table_pvalues(table)
+    array([[0.25, 0.25],
+           [0.75, 0.75]])
     """
     if shift_method not in ("auto", "weighted", "residual", "none"):
         raise ValueError(f"shift_method must be 'auto', 'weighted', 'residual' or 'none', got {shift_method!r}")

@@ -213,6 +213,28 @@ def validate_frame(frame, *, source: str = "<memory>", layout: str = "auto", fro
 
     Checks stop at the first stage that fails (header, then ids / split / column names, then
     cell values), so a later problem may only show once the earlier ones are fixed.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A wide or long score table.
+    source : str
+        Name used in the messages (usually the file path).
+    layout : {"auto", "wide", "long"}
+        As in :func:`jecs_core.table_from_frame`.
+    from_file : bool
+        The frame was read from a file: messages add the spreadsheet row (header = row 1).
+
+    Returns
+    -------
+    list of str
+        One line per problem, naming the column and rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> validate_frame(pd.DataFrame({"item_id": ["t1"], "score_a": [0.5]}), source="s.csv")
+    ["s.csv: missing required column 'split' (columns found: ['item_id', 'score_a'])"]
     """
     return [one_line(p) for p in check_frame(frame, source=source, layout=layout, from_file=from_file)[1]]
 
@@ -237,6 +259,27 @@ def calibration_warnings(m: int, n: int, alpha: float) -> list[str]:
     selects ``r`` items only if ``r`` p-values are at most its cut ``alpha*r/n`` <= ``alpha``, so
     when ``1/(m+1) > alpha`` no finite-sample rule can select any item, and rules that transform
     the p-values (the paper's JECS) select on a scale the calibration set cannot support.
+
+    Parameters
+    ----------
+    m : int
+        Number of calibration items.
+    n : int
+        Number of test items.
+    alpha : float
+        Target level.
+
+    Returns
+    -------
+    list of str
+        Empty when ``1/(m+1) <= alpha``, else one warning line.
+
+    Examples
+    --------
+    >>> calibration_warnings(99, 500, 0.1)
+    []
+    >>> len(calibration_warnings(5, 500, 0.1))
+    1
     """
     smallest = 1.0 / (m + 1)
     if smallest <= alpha:

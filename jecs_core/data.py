@@ -177,10 +177,24 @@ def table_from_frame(
     from_file : bool
         The frame was read from a file: messages add the spreadsheet row (header = row 1).
 
+    Returns
+    -------
+    ScoreTable
+        Test and calibration score matrices, item ids, model names, labels and covariates.
+
     Raises
     ------
     ScoreTableError
         Naming the file, column and rows of the first problem; ``.problems`` lists them all.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = table_from_frame(pd.DataFrame({
+    ...     "item_id": ["c1", "c2", "c3", "t1", "t2"], "split": ["calibration"] * 3 + ["test"] * 2,
+    ...     "score_a": [2.0, 3.0, 4.0, 0.5, 3.5], "score_b": [1.0, 2.5, 3.0, 0.1, 2.8]}))
+    >>> table.n, table.m, table.K, table.models
+    (2, 3, 2, ('a', 'b'))
     """
     checked, problems = check_frame(frame, source=source, layout=layout, from_file=from_file)
     if problems:
@@ -220,10 +234,24 @@ def load_scores(path: str | Path, *, layout: str = "auto", lower_is_member: bool
     lower_is_member : bool
         Set when smaller scores mean more member-like; scores are negated on load.
 
+    Returns
+    -------
+    ScoreTable
+        Test and calibration score matrices, item ids, model names, labels and covariates.
+
     Raises
     ------
     ScoreTableError
         If the file cannot be read or breaks the data contract.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "scores.csv"
+    >>> _ = path.write_text("item_id,split,score_a\\nc1,calibration,2.0\\nc2,calibration,3.0\\nt1,test,0.5\\n")
+    >>> table = load_scores(path)
+    >>> table.n, table.m, table.models
+    (1, 2, ('a',))
     """
     frame = read_table(path)
     return table_from_frame(frame, source=str(path), layout=layout, lower_is_member=lower_is_member,
@@ -231,7 +259,27 @@ def load_scores(path: str | Path, *, layout: str = "auto", lower_is_member: bool
 
 
 def load_scores_bytes(data: bytes, name: str, *, layout: str = "auto", lower_is_member: bool = False) -> ScoreTable:
-    """:func:`load_scores` for uploaded bytes (``name`` picks the parser and names the file in messages)."""
+    """:func:`load_scores` for uploaded bytes.
+
+    Parameters
+    ----------
+    data : bytes
+        The file's content (CSV or Parquet; never unpickled).
+    name : str
+        The file's name: its suffix picks the parser, and messages name it.
+    layout, lower_is_member
+        As in :func:`load_scores`.
+
+    Returns
+    -------
+    ScoreTable
+
+    Examples
+    --------
+    >>> table = load_scores_bytes(b"item_id,split,score_a\\nc1,calibration,2.0\\nt1,test,0.5\\n", "up.csv")
+    >>> table.n, table.m, table.K
+    (1, 1, 1)
+    """
     frame = read_table_bytes(data, name)
     return table_from_frame(frame, source=str(name), layout=layout, lower_is_member=lower_is_member,
                             source_sha256=hashlib.sha256(data).hexdigest(), from_file=True)
