@@ -98,6 +98,11 @@ def sweep_lambda(table, *, lambdas: Sequence[float] = DEFAULT_SWEEP_LAMBDAS, inc
     methods : sequence of str, optional
         Registered rule names; default the rules that take ``lam`` plus every
         finite-sample-valid rule (:func:`methods_taking`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per setting x method x alpha: ``parameter, setting, value``, then ``gcp, power, ...``.
     """
     lambdas = tuple(_params.check_lam(float(v)) for v in lambdas)
     entries = [(_label(lam), lam, rule_options(lam=lam, knn=knn)) for lam in lambdas]
@@ -131,6 +136,11 @@ def sweep_knn(table, *, knns: Sequence[int | None] = DEFAULT_SWEEP_KNNS, lam="au
     methods : sequence of str, optional
         Registered rule names; default the rules that take ``knn`` plus every
         finite-sample-valid rule.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per setting x method x alpha: ``parameter, setting, value``, then ``gcp, power, ...``.
     """
     methods = methods_taking("knn") if methods is None else methods
     entries = []
@@ -222,6 +232,20 @@ def sweep_k(table, *, ks: Sequence[int] | None = None, **options) -> pd.DataFram
     **options
         ``alphas, reps, seed, methods, lam, knn, lambda_grid, draw_fraction,
         workers, progress`` as in :func:`sweep_tables`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per setting x method x alpha: ``parameter, setting, value``, then ``gcp, power, ...``.
+
+    Examples
+    --------
+    >>> import jecs_core as jc
+    >>> from jecs_core.simulate import make_scenario
+    >>> table = make_scenario("paper", np.random.default_rng(0), pool_size=400)
+    >>> frame = jc.sweep_k(table, ks=(1, 2), reps=20, seed=0)
+    >>> sorted(frame["setting"].unique())
+    ['K=1', 'K=2']
     """
     _precheck(options)
     table = _params.labelled_table(table)
@@ -250,6 +274,11 @@ def sweep_rho(make_table: Callable[[float], object], *, rhos: Sequence[float] = 
         Training fractions in [0, 1] (the paper sweeps 0.125, 0.25, 0.5, 0.75).
     **options
         As in :func:`sweep_tables`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per setting x method x alpha: ``parameter, setting, value``, then ``gcp, power, ...``.
     """
     _precheck(options)
     checked = []
