@@ -56,10 +56,26 @@ def format_evaluation(evaluation, *, source: str | None = None, digits: int = 3)
     Parameters
     ----------
     evaluation : jecs_core.evaluate.Evaluation
+        What :func:`jecs_core.evaluate.evaluate` returned.
     source : str, optional
         Name of the input shown in the header.
     digits : int
         Decimals of means and standard errors.
+
+    Returns
+    -------
+    str
+        The report, lines joined by newlines (what ``jecs evaluate`` prints).
+
+    Examples
+    --------
+    >>> import numpy as np, jecs_core as jc
+    >>> from jecs_core.evaluate import evaluate
+    >>> from jecs_core.simulate import make_scenario
+    >>> table = make_scenario("paper", np.random.default_rng(0), pool_size=400)
+    >>> text = jc.format_evaluation(evaluate(table, alphas=(0.1,), reps=20, seed=0), source="paper")
+    >>> text.splitlines()[0]
+    'input: paper'
     """
     ev = evaluation
     lines = []
@@ -80,7 +96,20 @@ def format_evaluation(evaluation, *, source: str | None = None, digits: int = 3)
 
 
 def format_sweep(frame: pd.DataFrame, *, digits: int = 3) -> str:
-    """A sweep frame as text: one block per alpha, rows setting x method, GCP and power columns."""
+    """A sweep frame as text: one block per alpha, rows setting x method, GCP and power columns.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        What a sweep (:func:`jecs_core.sweep_lambda`, ``sweep_knn``, ``sweep_k``, ``sweep_rho``) returned.
+    digits : int
+        Decimals of means and standard errors.
+
+    Returns
+    -------
+    str
+        The tables, lines joined by newlines (what ``jecs sweep`` prints).
+    """
     parameter = frame["parameter"].iloc[0]
     methods = _method_order(frame)
     settings = list(dict.fromkeys(frame["setting"]))
