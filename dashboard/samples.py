@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,8 @@ class Sample:
     ``scores`` lists the detection scores a sample carries (empty for one-score
     samples); ``score_loader(name)`` then loads the table with that score in the
     ``score_<model>`` columns, and ``loader()`` loads ``scores[0]``.
+    ``results_file`` is a shipped per-item results file of the same models (the
+    Leaderboard page's input), when the sample has one.
     """
 
     key: str
@@ -37,6 +40,7 @@ class Sample:
     loader: Callable[[], ScoreTable]
     scores: tuple[str, ...] = ()
     score_loader: Callable[[str], ScoreTable] | None = None
+    results_file: Path | None = None
 
     def load(self, score: str | None = None) -> ScoreTable:
         if score is None or not self.scores or score == self.scores[0]:
@@ -105,6 +109,23 @@ if (REAL_DIR / f"{REAL_STEM}.csv").exists():
             _real_audit,
             scores=REAL_SCORES,
             score_loader=_real_audit,
+        )
+    )
+
+# The Leaderboard page's sample: fine-tunes that saw 0% to 56% of the test items, with a per-item task result.
+LEADERBOARD_STEM = "wiki_smollm2_exposure_k4"
+LEADERBOARD_SAMPLE = "wiki-smollm2-exposure-k4"
+if (REAL_DIR / f"{LEADERBOARD_STEM}_results.csv").exists():
+    register(
+        Sample(
+            LEADERBOARD_SAMPLE,
+            "Real leaderboard: Wikipedia × 4 SmolLM2-135M fine-tunes, 0% to 56% of the test items seen",
+            "4 LoRA fine-tunes of SmolLM2-135M that saw 0, 60, 120 and 180 of the 320 test items (equal training "
+            "sizes, padded with other Wikipedia texts), scored by Min-K%++, with each model's greedy exact match of "
+            "every test text's last 4 tokens (jecs build-sample --rhos --task-tokens; sample_data/real/"
+            f"{LEADERBOARD_STEM}.provenance.json). Labelled.",
+            lambda: load_scores(REAL_DIR / f"{LEADERBOARD_STEM}.csv"),
+            results_file=REAL_DIR / f"{LEADERBOARD_STEM}_results.csv",
         )
     )
 

@@ -17,6 +17,7 @@ from jecs_core import REGISTRY, Comparison, ScoreTable, __version__, selection_m
 
 from ..explain import selection_warnings
 from ..figures.catalog import SELECT_FIGURES, build_all, envelope_source
+from .leaderboard import leaderboard_section
 from .style import CSS
 
 
@@ -31,6 +32,7 @@ class ReportInputs:
     lam: object = "auto"
     knn: int | None = None
     diagnostics: object | None = None
+    leaderboard: object | None = None  # a jecs_core.leaderboard.Leaderboard: adds the leaderboard section
 
 
 def audit_diagnostics_or_none(table: ScoreTable, *, alpha: float = 0.1, **options):
@@ -174,6 +176,8 @@ def build_report(inputs: ReportInputs) -> str:
         ("Diagnostics (label-free)", _json_block(inputs.diagnostics) if inputs.diagnostics is not None
          else "<p>Not available in this jecs_core release.</p>"),
         ("Figures", _figures(inputs)),
+        *([("Leaderboard on the clean subset", leaderboard_section(inputs.leaderboard))]
+          if inputs.leaderboard is not None else []),
         ("Provenance of the scores", _json_block(provenance) if provenance is not None
          else "<p>The scores file has no provenance sidecar.</p>"),
         ("Selection sidecar (as written by jecs select --out, with hashes)", _json_block(sidecar)),
