@@ -163,3 +163,23 @@ def test_build_with_exposures_writes_task_results(tiny, tmp_path):
     for m in ("ft01", "ft02", "ft03"):
         own = results[results["model"] == m]["correct"]
         assert record["per_model"][m]["exact_match_all"] == pytest.approx(own.mean(), abs=1e-4)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--models", "3", "--rhos", "0,0.5"], "--rhos needs one share per model (3), got 2"),
+    (["--models", "2", "--rhos", "0,2"], "--rhos shares must lie in [0, 1], got 2.0"),
+])
+def test_cli_refuses_bad_exposures_in_one_line(capsys, tmp_path, argv, message):
+    from jecs_build.cli import main
+
+    assert main([*argv, "--cache-dir", str(tmp_path), "--stop-after", "prepare"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"error: {message}"
+
+
+def test_cli_rejects_a_non_numeric_share(capsys):
+    from jecs_build.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["--rhos", "0,half"])
+    assert "expected comma-separated numbers" in capsys.readouterr().err
