@@ -108,11 +108,11 @@ def format_summary(table, comparison) -> str:
     return "\n".join(lines)
 
 
-def _post_hoc_summary(comparison, method: str, delta: float) -> str:
+def _post_hoc_summary(comparison, method: str, delta: float, calibration_size: int) -> str:
     """The exported rule's post-hoc line (the default rule's with ``--method all``)."""
     name = DEFAULT_METHOD if method == "all" else method
     selected = comparison.selected(name)
-    bound = post_hoc_bound(comparison.pvalues, selected, delta=delta)
+    bound = post_hoc_bound(comparison.pvalues, selected, delta=delta, calibration_size=calibration_size)
     return f"{row_label(name)}: {post_hoc_line(bound, int(selected.sum()), delta=delta)}"
 
 
@@ -172,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
         comparison = compare_pvalues(shift.pvalues, alpha=args.alpha, lam=args.lam, knn=args.knn,
                                      models=table.models, contaminated=table.contaminated)
     print(format_summary(table, comparison))
-    print(_post_hoc_summary(comparison, args.method, args.post_hoc_delta))
+    print(_post_hoc_summary(comparison, args.method, args.post_hoc_delta, table.m))
     diagnostics, notes = _diagnostics(args, table)
     for block in (check, shift, diagnostics):
         if block is not None:

@@ -14,10 +14,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_fraction, check_pvalue_matrix
+from .._validation import check_fraction, check_positive_int, check_pvalue_matrix
 from .closed_simes import hommel_h, max_null, top_set_max_null, u_index
+from .urn import grid_index, urn_max_null, urn_template, urn_top_sets
 
 METHOD = "closed-simes-hommel"
+# With the calibration size known and p-values on its grid: the smaller of the closed-testing
+# bound and the calibration-urn bound, each at delta / 2 (a union bound keeps the minimum valid).
+URN_METHOD = "closed-simes-hommel+conformal-urn"
 
 
 def check_delta(delta, name: str = "delta") -> float:
@@ -49,15 +53,19 @@ class PostHocFit:
     delta : float
         Error level: all bounds hold together with probability at least ``1 - delta``.
     method : str
-        Name of the bound (``"closed-simes-hommel"``).
+        Name of the bound: ``"closed-simes-hommel"``, or ``"closed-simes-hommel+conformal-urn"``
+        (the smaller of the two bounds, each at ``delta / 2``) when the calibration size is given
+        and the p-values lie on its grid ``j / (m + 1)``.
     p_max : ndarray, shape (n,)
         Per-item max-p.
     h : int
-        Hommel's value at ``delta`` (the Simes thresholds are ``u delta / h``).
+        Hommel's value at the closed-testing share of ``delta`` (thresholds ``u delta_s / h``).
     steps : ndarray of int64, shape (n,)
-        Per item, the smallest ``u`` with ``h p_i <= u delta``.
+        Per item, the smallest ``u`` with ``h p_i <= u delta_s``.
     top_set_bounds : ndarray of int64, shape (n + 1,)
         Entry ``r``: the bound for the ``r`` items with the smallest max-p.
+    calibration_size : int or None
+        ``m`` when the calibration-urn bound is part of the bound.
     """
 
     delta: float
@@ -66,7 +74,9 @@ class PostHocFit:
     h: int
     steps: np.ndarray
     top_set_bounds: np.ndarray
+    calibration_size: int | None
     _sorted_p: np.ndarray
+    _urn: tuple | None  # (grid index per item, levels, thresholds)
 
     @property
     def n(self) -> int:
@@ -87,10 +97,13 @@ class PostHocFit:
         edge = values.max()
         if int(np.count_nonzero(values < edge)) == int(np.searchsorted(self._sorted_p, edge, side="left")):
             return int(self.top_set_bounds[size])
-        return max_null(self.steps, mask)
+        bound = max_null(self.steps, mask)
+        if self._urn is not None:
+            bound = min(bound, urn_max_null(self._urn[0], mask, *self._urn[1:]))
+        return bound
 
 
-def fit_post_hoc(pvalues, *, delta: float = 0.1) -> PostHocFit:
+def fit_post_hoc(pvalues, *, delta: float = 0.1, calibration_size: int | None = None) -> PostHocFit:
     """Precompute the post-hoc bound of every set for one table.
 
     Parameters
@@ -100,6 +113,11 @@ def fit_post_hoc(pvalues, *, delta: float = 0.1) -> PostHocFit:
     delta : float, optional
         Error level in (0, 1): every set's bound holds, all at once, with probability at least
         ``1 - delta``.
+    calibration_size : int, optional
+        ``m``, the calibration rows behind conformal p-values ``j / (m + 1)``.  When given and every
+        p-value lies on that grid, the bound is the smaller of closed testing and the calibration-urn
+        bound (each at ``delta / 2``), much tighter where the grid is coarse; otherwise (``None``, or
+        weighted p-values off the grid) closed testing at ``delta`` alone.  ``method`` says which.
 
     Returns
     -------
@@ -118,15 +136,24 @@ def fit_post_hoc(pvalues, *, delta: float = 0.1) -> PostHocFit:
     """
     delta = check_delta(delta)
     p_max = max_p_vector(pvalues)
+    m = None if calibration_size is None else check_positive_int(calibration_size, "calibration_size")
+    grid = None if m is None else grid_index(p_max, m)
+    if grid is not None and grid.size and grid.min() < 1:
+        grid = None  # a p-value of 0 is not a conformal p-value
     order = np.argsort(p_max, kind="stable")
     sorted_p = p_max[order]
-    h = hommel_h(sorted_p, delta)
-    steps = u_index(p_max, h=h, delta=delta)
+    simes_delta = delta if grid is None else delta / 2
+    h = hommel_h(sorted_p, simes_delta)
+    steps = u_index(p_max, h=h, delta=simes_delta)
     top = top_set_max_null(steps[order])
-    return PostHocFit(delta, METHOD, p_max, h, steps, top, sorted_p)
+    if grid is None:
+        return PostHocFit(delta, METHOD, p_max, h, steps, top, None, sorted_p, None)
+    levels, thresholds = urn_template(p_max.shape[0], m, delta / 2)
+    top = np.minimum(top, urn_top_sets(grid[order], levels, thresholds))
+    return PostHocFit(delta, URN_METHOD, p_max, h, steps, top, m, sorted_p, (grid, levels, thresholds))
 
 
-def post_hoc_bound(pvalues, selected, *, delta: float = 0.1) -> int:
+def post_hoc_bound(pvalues, selected, *, delta: float = 0.1, calibration_size: int | None = None) -> int:
     """Upper bound on the contaminated items in ``selected``, valid whichever set was picked.
 
     With probability at least ``1 - delta`` the bound holds for every set simultaneously, so the
@@ -140,6 +167,8 @@ def post_hoc_bound(pvalues, selected, *, delta: float = 0.1) -> int:
         The set to bound.
     delta : float, optional
         Error level in (0, 1).
+    calibration_size : int, optional
+        Calibration rows ``m`` behind the p-values (see :func:`fit_post_hoc`).
 
     Returns
     -------
@@ -156,4 +185,4 @@ def post_hoc_bound(pvalues, selected, *, delta: float = 0.1) -> int:
     delta = check_delta(delta)
     p_max = max_p_vector(pvalues)
     mask = check_mask(selected, p_max.shape[0])
-    return fit_post_hoc(p_max, delta=delta)._bound(mask)
+    return fit_post_hoc(p_max, delta=delta, calibration_size=calibration_size)._bound(mask)

@@ -37,7 +37,8 @@ class PostHocPath:
     method: str
 
 
-def post_hoc_path(pvalues, alphas, *, method: str | None = None, delta: float = 0.1, **options) -> PostHocPath:
+def post_hoc_path(pvalues, alphas, *, method: str | None = None, delta: float = 0.1,
+                  calibration_size: int | None = None, **options) -> PostHocPath:
     """The post-hoc bound for every alpha of a registered rule, from one alpha-free fit.
 
     Parameters
@@ -51,6 +52,8 @@ def post_hoc_path(pvalues, alphas, *, method: str | None = None, delta: float = 
     delta : float, optional
         Error level in (0, 1) shared by the whole path: the bounds hold for every alpha (and every
         other set) together.
+    calibration_size : int, optional
+        Calibration rows ``m`` behind the p-values (see :func:`jecs_core.fit_post_hoc`).
     **options
         Options of that rule (``lam``, ``knn``, ``lambda_grid``).
 
@@ -75,7 +78,7 @@ def post_hoc_path(pvalues, alphas, *, method: str | None = None, delta: float = 
         check_alpha(float(level), "alphas")
     rule = get_rule(method)
     prepared = rule.prepare(pvalues, **options)
-    fit = fit_post_hoc(pvalues, delta=delta)
+    fit = fit_post_hoc(pvalues, delta=delta, calibration_size=calibration_size)
     n_selected = np.zeros(levels.shape[0], dtype=np.int64)
     bounds = np.zeros(levels.shape[0], dtype=np.int64)
     for index, level in enumerate(levels):

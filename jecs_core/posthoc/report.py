@@ -37,7 +37,7 @@ def post_hoc_line(max_contaminated: int, n_selected: int, *, delta: float = 0.1)
             f"{n_selected} items are contaminated (≤ {share:.1f}%)")
 
 
-def post_hoc_record(pvalues, selected, *, delta: float = 0.1) -> dict:
+def post_hoc_record(pvalues, selected, *, delta: float = 0.1, calibration_size: int | None = None) -> dict:
     """The sidecar's ``post_hoc`` entry: ``delta``, ``max_contaminated``, ``max_fdp``, ``method``, ``n_selected``.
 
     Parameters
@@ -45,6 +45,8 @@ def post_hoc_record(pvalues, selected, *, delta: float = 0.1) -> dict:
     pvalues : array_like, shape (n, K) or (n,)
     selected : array_like of bool, shape (n,)
     delta : float, optional
+    calibration_size : int, optional
+        Calibration rows ``m`` behind the p-values (see :func:`jecs_core.fit_post_hoc`).
 
     Returns
     -------
@@ -56,7 +58,7 @@ def post_hoc_record(pvalues, selected, *, delta: float = 0.1) -> dict:
     >>> post_hoc_record(np.array([0.001, 0.002, 0.9]), np.array([True, True, False]))["max_contaminated"]
     0
     """
-    fit = fit_post_hoc(pvalues, delta=delta)
+    fit = fit_post_hoc(pvalues, delta=delta, calibration_size=calibration_size)
     mask = check_mask(selected, fit.n)
     size = int(np.count_nonzero(mask))
     bound = fit._bound(mask)

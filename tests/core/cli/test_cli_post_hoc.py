@@ -23,13 +23,13 @@ def test_select_prints_the_post_hoc_line_and_records_it(tmp_path, capsys, delta,
     comparison = compare_methods(table, alpha=0.1)
     selected = comparison.selected("jmcs")
     level = 0.1 if delta is None else float(delta)
-    bound = post_hoc_bound(comparison.pvalues, selected, delta=level)
+    bound = post_hoc_bound(comparison.pvalues, selected, delta=level, calibration_size=table.m)
     line = [row for row in printed.splitlines() if "picked after looking" in row]
     assert line == [f"JMCS: picked after looking: with {confidence} confidence at most {bound} of these "
                     f"{int(selected.sum())} items are contaminated (≤ {100 * bound / selected.sum():.1f}%)"]
     record = json.loads(out.with_suffix(".json").read_text())["post_hoc"]
     assert record == {"delta": level, "max_contaminated": bound, "max_fdp": bound / selected.sum(),
-                      "method": "closed-simes-hommel", "n_selected": int(selected.sum())}
+                      "method": "closed-simes-hommel+conformal-urn", "n_selected": int(selected.sum())}
 
 
 def test_method_all_reports_the_default_rule(capsys):

@@ -16,9 +16,9 @@ ALPHAS = np.linspace(0.01, 0.5, 25)
 RULES = ("storey-maxp", "jmcs")
 
 
-def _violated(p, contaminated, delta):
+def _violated(p, contaminated, delta, calibration_size=None):
     """True when some explored set holds more contaminated items than its bound."""
-    fit = fit_post_hoc(p, delta=delta)
+    fit = fit_post_hoc(p, delta=delta, calibration_size=calibration_size)
     order = np.argsort(fit.p_max, kind="stable")
     in_top = np.concatenate([[0], np.cumsum(contaminated[order])])
     if np.any(in_top > fit.top_set_bounds):
@@ -41,12 +41,14 @@ CONFIGS = [
 ]
 
 
+@pytest.mark.parametrize("urn", [False, True], ids=["closed-testing", "with-urn"])
 @pytest.mark.parametrize("config", CONFIGS)
-def test_share_of_tables_with_any_violation_within_delta(config, fresh_tables):
+def test_share_of_tables_with_any_violation_within_delta(config, urn, fresh_tables):
     pool, models, mu, corr, single = config
     delta, reps = 0.1, 300
+    m = int(0.3 * pool) if urn else None  # the fixture's calibration size
     rng = np.random.default_rng(hash(config) % 2**32)
-    hits = np.array([_violated(p, bad, delta) for p, bad in fresh_tables(rng, reps, pool, models, mu, corr, single)])
+    hits = np.array([_violated(p, bad, delta, m) for p, bad in fresh_tables(rng, reps, pool, models, mu, corr, single)])
     se = np.sqrt(delta * (1 - delta) / reps)
     assert hits.mean() <= delta + 2 * se, hits.mean()
 
@@ -59,3 +61,16 @@ def test_the_check_has_teeth_on_all_null_tables():
     hits = np.array([_violated(rng.uniform(size=(n, 1)), np.ones(n, dtype=bool), delta) for _ in range(reps)])
     se = np.sqrt(delta * (1 - delta) / reps)
     assert delta - 3 * se <= hits.mean() <= delta + 2 * se
+
+
+def test_the_urn_bound_is_close_to_delta_on_all_null_conformal_tables():
+    # All items null, one model: the urn law holds exactly, so the share sits near (below) delta.
+    rng = np.random.default_rng(12)
+    delta, reps, n, m = 0.2, 600, 150, 60
+    hits = []
+    for _ in range(reps):
+        cal = np.sort(rng.standard_normal(m))
+        p = (1.0 + np.searchsorted(cal, rng.standard_normal(n), side="right")) / (m + 1)
+        hits.append(_violated(p[:, None], np.ones(n, dtype=bool), delta, m))
+    se = np.sqrt(delta * (1 - delta) / reps)
+    assert delta / 3 <= np.mean(hits) <= delta + 2 * se
