@@ -1,5 +1,7 @@
 """The README's examples work: its Python blocks run, its `jecs` commands parse, the fast ones run.
 
+The Python blocks of docs/*.md run too.
+
 Everything runs in a temporary directory that sees the shipped ``sample_data/``, so the examples
 read the same paths a newcomer types and write nothing into the checkout.
 """
@@ -52,6 +54,17 @@ def test_python_example_runs(index, sample_dir):
     with contextlib.redirect_stdout(io.StringIO()) as out:
         exec(compile(code, f"README.md python block {index + 1}", "exec"), {"__name__": "readme"})
     assert out.getvalue().strip(), "the example prints what it shows"
+
+
+DOC_BLOCKS = [(path.name, i) for path in sorted((ROOT / "docs").glob("*.md"))
+              for i, _ in enumerate(blocks(path.read_text(encoding="utf-8"), "python"))]
+
+
+@pytest.mark.parametrize(("doc", "index"), DOC_BLOCKS)
+def test_docs_python_example_runs(doc, index, sample_dir):
+    code = blocks((ROOT / "docs" / doc).read_text(encoding="utf-8"), "python")[index]
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(code, f"docs/{doc} python block {index + 1}", "exec"), {"__name__": "doc"})
 
 
 @pytest.mark.parametrize("command", jecs_commands(README))
