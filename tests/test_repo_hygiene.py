@@ -161,6 +161,18 @@ def test_conformance_cases_run_without_skips():
     assert re.search(r"\d+ passed", run.stdout) and "skipped" not in run.stdout, run.stdout[-2000:]
 
 
+def mirror_problems(package: Path, tests: Path) -> list[str]:
+    """Subpackages of ``package`` without a test folder of the same name under ``tests``."""
+    subpackages = sorted(p.parent.name for p in package.glob("*/__init__.py"))
+    return [f"{package.name}/{name}/ has no {tests.relative_to(ROOT)}/{name}/" for name in subpackages
+            if not (tests / name).is_dir()]
+
+
+def test_tests_core_mirrors_the_subpackages_of_jecs_core():
+    problems = mirror_problems(ROOT / "jecs_core", ROOT / "tests" / "core")
+    assert not problems, "tests/core mirrors jecs_core:\n" + "\n".join(problems)
+
+
 # ------------------------------------------------------------------------------------ the probes
 
 @pytest.mark.parametrize("text", [
@@ -214,3 +226,13 @@ def test_the_example_counter_ignores_skipped_and_silent_examples():
     runnable = parser.get_doctest(">>> 1 + 1\n2\n", {}, "a", None, 0)
     skipped = parser.get_doctest(">>> import math\n>>> load('x')  # doctest: +SKIP\n3\n", {}, "b", None, 0)
     assert runnable_examples([runnable, skipped]) == ["a"]
+
+
+def test_the_mirror_check_catches_a_missing_folder(tmp_path, monkeypatch):
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    (tmp_path / "pkg" / "rules").mkdir(parents=True)
+    (tmp_path / "pkg" / "rules" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "tests" / "core").mkdir(parents=True)
+    assert mirror_problems(tmp_path / "pkg", tmp_path / "tests" / "core") == ["pkg/rules/ has no tests/core/rules/"]
+    (tmp_path / "tests" / "core" / "rules").mkdir()
+    assert mirror_problems(tmp_path / "pkg", tmp_path / "tests" / "core") == []
