@@ -63,6 +63,21 @@ def selection_frame(table: ScoreTable, comparison: Comparison, method: str | Non
 
     ``method=None`` is :data:`jecs_core.DEFAULT_METHOD`; ``"all"`` adds one ``selected_<method>``
     column per rule in ``comparison`` (``selected`` is then the default rule's).
+
+    Parameters
+    ----------
+    table : ScoreTable
+        The table the comparison was run on.
+    comparison : Comparison
+        What :func:`jecs_core.compare_methods` returned.
+    method : str, optional
+        The rule to export; default :data:`jecs_core.DEFAULT_METHOD`, ``"all"`` for every rule.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per test item: ``item_id, selected, p_max``, the rule's own columns, ``p_<model>``,
+        labels and carried columns.
     """
     primary = _primary(comparison, method)
     runs = comparison.methods if method == "all" else (primary,)
@@ -86,7 +101,20 @@ def selection_frame(table: ScoreTable, comparison: Comparison, method: str | Non
 
 def selection_warnings(table: ScoreTable, comparison: Comparison) -> list[str]:
     """One-line warnings about a selection: a calibration set too small for alpha, a cut-off
-    above 1 on a transformed scale (everything under it passes), a rule selecting every item."""
+    above 1 on a transformed scale (everything under it passes), a rule selecting every item.
+
+    Parameters
+    ----------
+    table : ScoreTable
+        The table the comparison was run on.
+    comparison : Comparison
+        What :func:`jecs_core.compare_methods` returned.
+
+    Returns
+    -------
+    list of str
+        One line per warning, in the order the CLI prints them.
+    """
     found = list(table.warnings(comparison.alpha))
     for name in comparison.methods:
         result, label = comparison.result(name), REGISTRY[name].label
@@ -130,6 +158,22 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
     CSV's text cells were written; ``diagnostics`` (``AuditDiagnostics.to_dict()``) is recorded when given.
     ``post_hoc`` records the chosen rule's post-hoc bound at ``post_hoc_delta``
     (:func:`jecs_core.post_hoc_bound`), valid even if alpha was picked after looking.
+
+    Parameters
+    ----------
+    table : ScoreTable
+        The table the comparison was run on.
+    comparison : Comparison
+        What :func:`jecs_core.compare_methods` returned.
+    method : str, optional
+        The rule to export; default :data:`jecs_core.DEFAULT_METHOD`, ``"all"`` for every rule.
+    options, warnings, spreadsheet_safe_cells, diagnostics, post_hoc_delta
+        As described above.
+
+    Returns
+    -------
+    dict
+        JSON-ready record (written as the sidecar by :func:`write_selection`).
     """
     from . import __version__
 
@@ -209,6 +253,36 @@ def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison,
     Refused before anything is written: a path not ending in ``.csv``, a directory, a missing
     directory, and a CSV or sidecar path that is the input file (symlinks resolved).
     ``spreadsheet_safe_cells=False`` writes text cells raw (``jecs select --raw-cells``).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The CSV to write; the sidecar is the same name with ``.json``.
+    table : ScoreTable
+        The table the comparison was run on.
+    comparison : Comparison
+        What :func:`jecs_core.compare_methods` returned.
+    method : str, optional
+        The rule to export; default :data:`jecs_core.DEFAULT_METHOD`, ``"all"`` for every rule.
+    spreadsheet_safe_cells, options, warnings, diagnostics, post_hoc_delta
+        As in :func:`selection_metadata`.
+
+    Returns
+    -------
+    (pathlib.Path, pathlib.Path)
+        The CSV and the sidecar written.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import pandas as pd, jecs_core as jc
+    >>> table = jc.table_from_frame(pd.DataFrame({
+    ...     "item_id": ["c1", "c2", "c3", "c4", "t1", "t2", "t3"], "split": ["calibration"] * 4 + ["test"] * 3,
+    ...     "score_a": [2.0, 3.0, 4.0, 5.0, 0.5, 3.5, 0.2], "score_b": [1.0, 2.5, 3.0, 4.0, 0.1, 2.8, 0.3]}))
+    >>> comparison = jc.compare_methods(table, alpha=0.5)
+    >>> csv, side = write_selection(pathlib.Path(tempfile.mkdtemp()) / "sel.csv", table, comparison)
+    >>> csv.name, side.name
+    ('sel.csv', 'sel.json')
     """
     path, side = check_selection_paths(path, inputs=[table.source])
     frame = selection_frame(table, comparison, method)
