@@ -64,6 +64,33 @@ def transformed(x: float, env: dict) -> float:
     return f_lam + (1 - f_lam) * sum(1 for t in tail if t <= x) / len(tail)
 
 
+def cap_correction(n: int, lam: float = 0.5) -> tuple[float, float]:
+    """The default rule's ``w(n)`` and ``c(n) = max(1, max over n0 of E[max(n0 (1 - lam) / (1 + B), w n0 / n)])``.
+
+    ``B ~ Binomial(n0 - 1, 1 - lam)``, summed term by term (docs/GUARANTEES.md, for n <= 3000).
+    """
+    w = min(0.99, max(0.5, 1 - 1.5 / math.sqrt(n)))
+    best = 1.0
+    for n0 in range(1, n + 1):
+        terms = (math.comb(n0 - 1, b) * (1 - lam) ** b * lam ** (n0 - 1 - b) * max(n0 * (1 - lam) / (1 + b), w * n0 / n)
+                 for b in range(n0))
+        best = max(best, sum(terms))
+    return w, best
+
+
+def storey_maxp(p_max: list[float], alpha: float, lam: float = 0.5) -> tuple[list[bool], float]:
+    """The default rule: Storey-BH on max-p with the "+1" estimate capped at 1/w(n) times c(n).
+
+    It selects nothing when no max-p value is at or below alpha (the documented guard).
+    """
+    n = len(p_max)
+    w, c = cap_correction(n, lam)
+    pi0 = c * min((1 + sum(1 for v in p_max if v > lam)) / (n * (1 - lam)), 1 / w)
+    if min(p_max) > alpha:
+        return [False] * n, pi0
+    return step_up(p_max, alpha, pi0), pi0
+
+
 def reference(ids: list[str], calibration: list[list[float]], test: list[list[float]]) -> dict:
     """Everything a case checks, from columns of calibration and test scores (one list per model)."""
     n, k = len(test[0]), len(test)
@@ -81,7 +108,10 @@ def reference(ids: list[str], calibration: list[list[float]], test: list[list[fl
     for text in ALPHAS:
         alpha = float(text)
         per_model = [step_up([row[j] for row in p], alpha, 1.0) for j in range(k)]
+        default, default_pi0 = storey_maxp(p_max, alpha)
         want = {
+            "storey_maxp_selected": [ids[i] for i, s in enumerate(default) if s],
+            "storey_maxp_pi0_hat": default_pi0,
             "jmcs_selected": [ids[i] for i, s in enumerate(step_up(p_max, alpha, 1.0)) if s],
             "union_selected": [ids[i] for i in range(n) if any(col[i] for col in per_model)],
             "intersection_selected": [ids[i] for i in range(n) if all(col[i] for col in per_model)],

@@ -103,6 +103,18 @@ def test_selections_lambda_and_pi0(conformance_cases):
     assert checked >= 4 * 3 * 4
 
 
+def test_default_rule_selections_and_pi0(conformance_cases):
+    checked = 0
+    for path, expected, table in _each_case(conformance_cases):
+        p = jecs_core.conformal_pvalues(table.test, table.calibration)
+        for alpha_text, want in expected["alphas"].items():
+            result = jecs_core.select(p, alpha=float(alpha_text), method="storey-maxp")
+            assert list(table.test_ids[result.selected]) == want["storey_maxp_selected"], (path.name, alpha_text)
+            assert result.pi0_hat == pytest.approx(want["storey_maxp_pi0_hat"], abs=TOL), (path.name, alpha_text)
+            checked += 1
+    assert checked >= 5 * 3
+
+
 def test_fallback_case_warns(conformance_cases):
     fallback = [p for p in conformance_cases if _expected(p)["alphas"]["0.1"].get("jecs_fallback_to_jmcs")]
     assert fallback, "expected a conformance case exercising the fallback"
