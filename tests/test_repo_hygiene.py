@@ -173,6 +173,20 @@ def test_tests_core_mirrors_the_subpackages_of_jecs_core():
     assert not problems, "tests/core mirrors jecs_core:\n" + "\n".join(problems)
 
 
+def broken_links(markdown: Path) -> list[str]:
+    """Relative links of a Markdown file that point at nothing in the repository."""
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", markdown.read_text(encoding="utf-8"))
+    return [f"{markdown.relative_to(ROOT)} -> {t}" for t in targets
+            if not re.match(r"[a-z]+://", t) and not (markdown.parent / t).exists()]
+
+
+def test_links_in_the_docs_resolve():
+    pages = [ROOT / "README.md", ROOT / "ARCHITECTURE.md", *sorted((ROOT / "docs").glob("*.md")),
+             ROOT / "views" / "README.md", ROOT / "scoring" / "README.md"]
+    found = [link for page in pages for link in broken_links(page)]
+    assert not found, "links to missing files:\n" + "\n".join(found)
+
+
 # ------------------------------------------------------------------------------------ the probes
 
 @pytest.mark.parametrize("text", [
@@ -236,3 +250,11 @@ def test_the_mirror_check_catches_a_missing_folder(tmp_path, monkeypatch):
     assert mirror_problems(tmp_path / "pkg", tmp_path / "tests" / "core") == ["pkg/rules/ has no tests/core/rules/"]
     (tmp_path / "tests" / "core" / "rules").mkdir()
     assert mirror_problems(tmp_path / "pkg", tmp_path / "tests" / "core") == []
+
+
+def test_the_link_check_catches_a_missing_file(tmp_path, monkeypatch):
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    (tmp_path / "here.md").write_text("x", encoding="utf-8")
+    page = tmp_path / "page.md"
+    page.write_text("[ok](here.md) [web](https://example.org) [gone](docs/GONE.md#part)", encoding="utf-8")
+    assert broken_links(page) == ["page.md -> docs/GONE.md"]
