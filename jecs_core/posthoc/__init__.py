@@ -1,7 +1,8 @@
 """Post-hoc bounds: how many selected items can be contaminated, for a set picked after looking.
 
 Closed testing with Simes local tests in the closed form of Goeman, Meijer, Krebs & Solari (2019),
-on the per-item max-p.  See ``docs/GUARANTEES.md`` ("Post-hoc bounds").
+on the per-item max-p; with the calibration size known, the smaller of that and the calibration-urn
+bound for conformal p-values (``urn``), each at delta / 2.  See ``docs/GUARANTEES.md`` ("Post-hoc bounds").
 """
 
 from .closed_simes import hommel_h

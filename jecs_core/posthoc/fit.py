@@ -4,8 +4,9 @@
 Hommel's ``h``, each item's Simes step, the bound of every nested top set of max-p), so that
 ``fit.bound(selected)`` for a hand-edited set costs one pass over the mask.  The bound holds with
 probability at least ``1 - delta`` simultaneously over all sets (closed testing with Simes local
-tests, Goeman & Solari 2011; the closed form of Goeman, Meijer, Krebs & Solari 2019); assumptions,
-proof sketch and the conformal granularity effect are in ``docs/GUARANTEES.md``.
+tests, Goeman & Solari 2011; the closed form of Goeman, Meijer, Krebs & Solari 2019; with the
+calibration size given, also the calibration-urn family of ``urn``); assumptions, proof sketch and
+the conformal granularity effect are in ``docs/GUARANTEES.md``.
 """
 
 from __future__ import annotations

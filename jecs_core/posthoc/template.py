@@ -28,7 +28,10 @@ GRANULARITY_NOTE = (
     "even a set of perfectly clean items keeps a bound of about n / (delta (m + 1)) contaminated "
     "items (n = 1000 items, m = 200 calibration rows, delta = 0.1: about 49). Closed testing "
     "replaces n by Hommel's h, roughly the number of items that look contaminated, which shrinks "
-    "this floor in proportion; a larger calibration set shrinks it further."
+    "this floor in proportion. Knowing m, jecs also uses the exact law of conformal p-values (the "
+    "calibration urn): at each grid step it allows only a few standard deviations above the expected "
+    "count n j / (m + 1), not n j / (delta (m + 1)), and reports the smaller of the two bounds, each "
+    "at delta / 2. A larger calibration set shrinks the floor further."
 )
 
 
