@@ -18,6 +18,9 @@ from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, default_knn, fi
 # name "evaluate" would shadow the jecs_core.evaluate subpackage.
 from .evaluate import Evaluation, format_evaluation, format_sweep, sweep_k, sweep_knn, sweep_lambda, sweep_rho
 from .export import selection_frame, selection_metadata, selection_warnings, write_selection
+
+# As with evaluate: the leaderboard function stays at jecs_core.leaderboard.leaderboard.
+from .leaderboard import Leaderboard, ResultsTable, load_results, load_results_bytes
 from .metrics import SelectionMetrics, contaminated_items, gcp, power, selection_metrics
 from .multitest import StepUpResult, benjamini_hochberg, bh_adjusted, storey_bh
 from .posthoc import PostHocFit, PostHocPath, fit_post_hoc, post_hoc_bound, post_hoc_path
@@ -48,6 +51,7 @@ __all__ = [
     "Evaluation", "format_evaluation", "format_sweep", "sweep_k", "sweep_knn", "sweep_lambda", "sweep_rho",
     "SelectionMetrics", "contaminated_items", "gcp", "power", "selection_metrics",
     "StepUpResult", "benjamini_hochberg", "bh_adjusted", "storey_bh",
+    "Leaderboard", "ResultsTable", "load_results", "load_results_bytes",
     "PostHocFit", "PostHocPath", "fit_post_hoc", "post_hoc_bound", "post_hoc_path",
     "JECSFallbackWarning", "JECSFit", "JECSResult", "JMCSResult", "PerModelResult",
     "fit_jecs", "intersection_selection", "jecs", "jmcs", "max_p", "union_selection",

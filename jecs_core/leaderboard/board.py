@@ -1,0 +1,234 @@
+"""The clean leaderboard: each model's mean result on the full benchmark and on the certified clean subset."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_alpha, check_seed
+from ..compare import compare_pvalues
+from ..conformal import table_pvalues
+from ..data import ScoreTable
+from ..envelope import DEFAULT_LAMBDA_GRID
+from ..posthoc import post_hoc_bound
+from ..rules import get_rule
+from .intervals import (
+    binary_clean_range,
+    inflation_interval,
+    mean_interval,
+    newcombe_difference,
+    truly_clean_range,
+    wilson_interval,
+)
+from .pairwise import pairwise_table
+from .results import ResultsTable
+
+LEADERBOARD_COLUMNS = (
+    "model", "n_all", "accuracy_all", "n_clean", "accuracy_clean", "ci_low", "ci_high",
+    "bound_low", "bound_high", "inflation", "inflation_low", "inflation_high", "rank_all", "rank_clean",
+)
+
+
+class LeaderboardWarning(UserWarning):
+    """Results that do not line up with the score table (counted; the leaderboard still runs)."""
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """The leaderboard on the clean subset.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        One row per model (columns :data:`LEADERBOARD_COLUMNS`), in the score table's order.
+    pairwise : pandas.DataFrame
+        Every pair of models on their shared clean items (see :func:`pairwise_table`).
+    selected : numpy.ndarray of bool, shape (n,)
+        The clean subset over the score table's test items (``jecs select``'s selection).
+    clean_ids : numpy.ndarray of str
+        The selected test items' ids.
+    alpha, method, delta, confidence, level
+        The settings: target GCR, rule, post-hoc error level, interval level, pairwise FWER.
+    metric : str
+    binary : bool
+        0/1 results (Wilson, exact McNemar) or not (bootstrap, sign-flip).
+    max_contaminated : int
+        With probability at least ``1 - delta`` the clean subset holds at most this many
+        contaminated items (the post-hoc bound); ``bound_low`` and ``bound_high`` follow from it.
+    warnings : tuple of str
+        One line per mismatch between the results and the score table (counted).
+    """
+
+    frame: pd.DataFrame
+    pairwise: pd.DataFrame
+    selected: np.ndarray
+    clean_ids: np.ndarray
+    alpha: float
+    method: str
+    metric: str
+    binary: bool
+    delta: float
+    max_contaminated: int
+    confidence: float = 0.95
+    level: float = 0.05
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def n_clean(self) -> int:
+        return int(self.selected.sum())
+
+
+def align_results(table: ScoreTable, results: ResultsTable) -> tuple[np.ndarray, list[str]]:
+    """``results`` as an (n, K) matrix over the table's test items and models, and the mismatch lines.
+
+    A results model the table lacks, or a table model without results, is an error; results for
+    calibration items or for items the table does not have are counted and left out; test items a
+    model has no result for are counted per model.
+    """
+    unknown = [m for m in results.models if m not in table.models]
+    if unknown:
+        raise ValueError(f"results: model(s) {unknown} are not in the score table (its models are {list(table.models)})")
+    absent = [m for m in table.models if m not in results.models]
+    if absent:
+        raise ValueError(f"results: no results for model(s) {absent} of the score table ({results.source})")
+    notes = list(results.notes)
+    rows = pd.Index(table.test_ids.astype(str)).get_indexer(results.item_ids.astype(str))
+    outside = rows < 0
+    if outside.any():
+        calibration = np.isin(results.item_ids[outside].astype(str), table.calibration_ids.astype(str))
+        if calibration.any():
+            notes.append(f"{int(calibration.sum())} item(s) with results are calibration items; "
+                         "they are not part of the benchmark and are not ranked")
+        if (~calibration).any():
+            first = results.item_ids[outside][~calibration][0]
+            notes.append(f"{int((~calibration).sum())} item(s) with results are not in the score table "
+                         f"(first: {first!r}); they are not ranked")
+    columns = [results.models.index(m) for m in table.models]
+    matrix = np.full((table.n, table.K), np.nan)
+    matrix[rows[~outside]] = results.values[~outside][:, columns]
+    missing = np.isnan(matrix).sum(axis=0)
+    for name, count in zip(table.models, missing):
+        if count:
+            notes.append(f"model {name!r} has no result for {int(count)} of the {table.n} test items; "
+                         "its means are over the items it has")
+    return matrix, notes
+
+
+def _ranks(means: np.ndarray) -> np.ndarray:
+    """Rank 1 = highest mean; ties share the best rank; a model without a mean ranks last."""
+    return pd.Series(means).rank(method="min", ascending=False, na_option="bottom").to_numpy(dtype=int)
+
+
+def _model_rows(values, selected, *, binary, confidence, max_contaminated, rng) -> dict[str, np.ndarray]:
+    present = ~np.isnan(values)
+    x = np.where(present, values, 0.0)
+    n_all, sum_all = present.sum(axis=0), x.sum(axis=0)
+    n_clean, sum_clean = present[selected].sum(axis=0), x[selected].sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc_all, acc_clean = sum_all / n_all, sum_clean / n_clean
+    n_rest, sum_rest = n_all - n_clean, sum_all - sum_clean
+    K = values.shape[1]
+    ci, infl, bound = np.full((K, 2), np.nan), np.full((K, 2), np.nan), np.full((K, 2), np.nan)
+    for k in range(K):
+        if binary:
+            ci[k] = np.asarray(wilson_interval(sum_clean[k], n_clean[k], confidence=confidence), dtype=float)
+            bound[k] = binary_clean_range(int(sum_clean[k]), int(n_clean[k]), max_contaminated)
+            if n_rest[k] == 0 and n_clean[k]:
+                infl[k] = 0.0
+            elif n_clean[k]:
+                low, high = newcombe_difference(sum_rest[k], n_rest[k], sum_clean[k], n_clean[k], confidence=confidence)
+                infl[k] = np.array([low, high], dtype=float) * (n_rest[k] / n_all[k])
+        else:
+            clean = values[selected & present[:, k], k]
+            rest = values[~selected & present[:, k], k]
+            ci[k] = mean_interval(clean, confidence=confidence, rng=rng)
+            bound[k] = truly_clean_range(clean, max_contaminated)
+            infl[k] = inflation_interval(clean, rest, confidence=confidence, rng=rng)
+    return {"n_all": n_all, "accuracy_all": acc_all, "n_clean": n_clean, "accuracy_clean": acc_clean,
+            "ci_low": ci[:, 0], "ci_high": ci[:, 1], "bound_low": bound[:, 0], "bound_high": bound[:, 1],
+            "inflation": acc_all - acc_clean, "inflation_low": infl[:, 0], "inflation_high": infl[:, 1]}
+
+
+def leaderboard(table: ScoreTable, results: ResultsTable, *, alpha: float = 0.1, method: str | None = None,
+                delta: float = 0.1, confidence: float = 0.95, level: float = 0.05, lam="auto", knn: int | None = None,
+                lambda_grid=DEFAULT_LAMBDA_GRID, covariates=None, shift_method: str = "auto", seed: int = 0,
+                pvalues=None) -> Leaderboard:
+    """Rank the models on the clean subset ``jecs select`` picks at the same settings, beside the full benchmark.
+
+    Parameters
+    ----------
+    table : ScoreTable
+        The detection scores the clean subset is selected from (test items are the benchmark).
+    results : ResultsTable
+        Per-item results of the table's models (see :func:`load_results`).
+    alpha : float
+        Target global contamination rate of the clean subset.
+    method : str, optional
+        Selection rule (default: :data:`jecs_core.DEFAULT_METHOD`).
+    delta : float
+        Error level of the post-hoc bound behind ``bound_low`` / ``bound_high``.
+    confidence : float
+        Level of the intervals (``ci_*``, ``inflation_*``).
+    level : float
+        Family-wise error rate of the pairwise table's ``significant`` (Holm).
+    lam, knn, lambda_grid, covariates, shift_method
+        As for ``jecs select`` (:func:`jecs_core.compare_methods`).
+    seed : int
+        Seeds the bootstrap and sign-flip draws (non-0/1 metrics only).
+    pvalues : numpy.ndarray, shape (n, K), optional
+        The table's conformal p-values when already computed (:func:`jecs_core.table_pvalues`).
+
+    Returns
+    -------
+    Leaderboard
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, jecs_core as jc
+    >>> rng = np.random.default_rng(0)
+    >>> n_cal, n_test = 500, 500
+    >>> member = np.r_[np.zeros(n_cal), rng.random(n_test) < 0.3]
+    >>> frame = pd.DataFrame({"item_id": [f"i{j}" for j in range(n_cal + n_test)],
+    ...                       "split": ["calibration"] * n_cal + ["test"] * n_test,
+    ...                       "score_a": rng.normal(4 * member), "score_b": rng.normal(4 * member)})
+    >>> table = jc.table_from_frame(frame)
+    >>> correct = np.c_[member[n_cal:], rng.random(n_test) < 0.5].astype(int)
+    >>> results = jc.ResultsTable(models=("a", "b"), item_ids=table.test_ids, values=correct.astype(float))
+    >>> board = leaderboard(table, results, alpha=0.1)
+    >>> board.frame[["model", "accuracy_all", "accuracy_clean", "rank_all", "rank_clean"]]
+      model  accuracy_all  accuracy_clean  rank_all  rank_clean
+    0     a         0.300        0.0...           2           2
+    1     b         0.512        0.5...           1           1
+    """
+    if not isinstance(table, ScoreTable):
+        raise ValueError(f"table must be a ScoreTable (see jecs_core.load_scores), got {type(table).__name__}")
+    if not isinstance(results, ResultsTable):
+        raise ValueError(f"results must be a ResultsTable (see load_results), got {type(results).__name__}")
+    alpha, delta = check_alpha(alpha), check_alpha(delta, "delta")
+    confidence, level = check_alpha(confidence, "confidence"), check_alpha(level, "level")
+    seed = check_seed(seed)
+    name = get_rule(method).name
+    values, notes = align_results(table, results)
+    for line in notes:
+        warnings.warn(line, LeaderboardWarning, stacklevel=2)
+    if pvalues is None:
+        pvalues = table_pvalues(table, covariates=covariates, shift_method=shift_method)
+    comparison = compare_pvalues(pvalues, alpha=alpha, methods=[name], lam=lam, knn=knn,
+                                 lambda_grid=lambda_grid, models=table.models)
+    selected = np.asarray(comparison.selected(name), dtype=bool)
+    bound = int(post_hoc_bound(comparison.pvalues, selected, delta=delta, calibration_size=table.m))
+    binary = results.binary
+    rng = np.random.default_rng(seed)
+    columns = _model_rows(values, selected, binary=binary, confidence=confidence, max_contaminated=bound, rng=rng)
+    frame = pd.DataFrame({"model": list(table.models), **columns})
+    frame["rank_all"] = _ranks(frame["accuracy_all"].to_numpy())
+    frame["rank_clean"] = _ranks(frame["accuracy_clean"].to_numpy())
+    order = list(np.lexsort((frame["rank_all"].to_numpy(), frame["rank_clean"].to_numpy())))
+    pairs = pairwise_table(values[selected], table.models, order, binary=binary, level=level, rng=rng)
+    return Leaderboard(frame=frame[list(LEADERBOARD_COLUMNS)], pairwise=pairs, selected=selected,
+                       clean_ids=np.asarray(table.test_ids)[selected], alpha=alpha, method=name, metric=results.metric,
+                       binary=binary, delta=delta, max_contaminated=bound, confidence=confidence, level=level,
+                       warnings=tuple(notes))

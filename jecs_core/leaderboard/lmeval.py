@@ -1,0 +1,179 @@
+"""lm-evaluation-harness files: the ``--log_samples`` logs read in, the ``--samples`` file written out.
+
+A sample log (``samples_<task>_<time>.jsonl``) holds one JSON object per evaluated document:
+``doc_id``, ``doc`` (the document's fields), ``filter`` and one key per metric (``acc``,
+``exact_match``, ...).  A metric written ``NAME,FILTER`` (as lm-eval names them in its results)
+reads ``NAME`` from the rows of that filter only; a task logged under several filters needs one.
+The file for ``lm_eval --samples`` maps a task to the doc indices to evaluate.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+
+from ..io import check_output_path, write_files_atomic
+from .results import ResultsTable, check_metric
+
+DEFAULT_LM_EVAL_METRIC = "acc"
+SAMPLES_GLOB = "samples_*.jsonl"
+_INTEGER = re.compile(r"-?\d+")
+
+
+def _split_metric(metric: str) -> tuple[str, str | None]:
+    key, _, filter_name = metric.partition(",")
+    return key.strip(), (filter_name.strip() or None)
+
+
+def _value(record: dict, key: str, where: str) -> float:
+    if key not in record:
+        found = sorted(k for k, v in record.items() if isinstance(v, (int, float)) and k != "doc_id")
+        raise ValueError(f"{where}: no per-sample metric {key!r}; this log has {found} (choose one with --metric)")
+    value = record[key]
+    if isinstance(value, bool):
+        return float(value)
+    if not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{where}: metric {key!r} is {value!r}; expected a finite number")
+    return float(value)
+
+
+def _item_id(record: dict, id_field: str | None, where: str) -> str:
+    if id_field is None:
+        if "doc_id" not in record:
+            raise ValueError(f"{where}: no 'doc_id'; is this an lm-eval --log_samples file?")
+        return str(record["doc_id"])
+    doc = record.get("doc")
+    if not isinstance(doc, dict) or id_field not in doc:
+        fields = sorted(doc) if isinstance(doc, dict) else []
+        raise ValueError(f"{where}: the doc has no field {id_field!r} (--id-field); its fields are {fields}")
+    value = doc[id_field]
+    if value is None or isinstance(value, (dict, list)) or str(value).strip() == "":
+        raise ValueError(f"{where}: doc field {id_field!r} is {value!r}; expected an id (text or number)")
+    return str(value)
+
+
+def parse_samples_lines(lines, *, metric: str, id_field: str | None, source: str) -> dict[str, float]:
+    """``{item_id: value}`` from the lines of one sample log; a duplicate id or a bad line is an error."""
+    key, filter_name = _split_metric(metric)
+    out: dict[str, float] = {}
+    filters: set[str] = set()
+    for number, line in enumerate(lines, start=1):
+        if isinstance(line, bytes):
+            line = line.decode("utf-8")
+        if not line.strip():
+            continue
+        where = f"{source} line {number}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{where}: not valid JSON ({exc.msg})") from None
+        if not isinstance(record, dict):
+            raise ValueError(f"{where}: expected a JSON object per line")
+        row_filter = str(record.get("filter", "none"))
+        filters.add(row_filter)
+        if filter_name is not None and row_filter != filter_name:
+            continue
+        item = _item_id(record, id_field, where)
+        if item in out:
+            hint = (f"; the log has filters {sorted(filters)}: pick one with --metric {key},FILTER"
+                    if len(filters) > 1 and filter_name is None else "")
+            raise ValueError(f"{where}: item {item!r} appears twice{hint}")
+        out[item] = _value(record, key, where)
+    if not out:
+        what = f" with filter {filter_name!r} (the log has {sorted(filters)})" if filter_name and filters else ""
+        raise ValueError(f"{source}: no samples{what}")
+    return out
+
+
+def _samples_file(path: Path) -> Path:
+    """``path`` itself, or the one sample log in directory ``path``."""
+    if path.is_dir():
+        found = sorted(path.glob(SAMPLES_GLOB))
+        if len(found) != 1:
+            names = [f.name for f in found]
+            raise ValueError(f"{path}: expected one {SAMPLES_GLOB} file in this directory, found {len(found)} {names}; "
+                             "name the file itself")
+        return found[0]
+    if not path.exists():
+        raise ValueError(f"{path}: file not found")
+    return path
+
+
+def read_samples(specs, *, metric: str | None = None, id_field: str | None = None, models=None) -> ResultsTable:
+    """A :class:`ResultsTable` from lm-eval sample logs, one per model.
+
+    Parameters
+    ----------
+    specs : mapping of str to path, or path
+        ``{model: samples_<task>_<time>.jsonl}`` (or the directory holding that model's one log);
+        a single directory whose sub-directories are models, each holding one log.
+    metric : str, optional
+        Per-sample key (default ``"acc"``); ``"NAME,FILTER"`` reads one filter's rows.
+    id_field : str, optional
+        A field of ``doc`` to use as the item id (default: ``doc_id``).
+    models : sequence of str, optional
+        Models to keep, in this order.
+
+    Returns
+    -------
+    ResultsTable
+    """
+    metric = check_metric(metric, default=DEFAULT_LM_EVAL_METRIC)
+    if isinstance(specs, (str, Path)):
+        root = Path(specs)
+        if not root.is_dir():
+            raise ValueError(f"{root}: a sample log needs its model's name: give MODEL={root}")
+        specs = {d.name: d for d in sorted(root.iterdir()) if d.is_dir() and any(d.glob(SAMPLES_GLOB))}
+        if not specs:
+            raise ValueError(f"{root}: no sub-directory holds a {SAMPLES_GLOB} file")
+    per_model = {}
+    for model, path in dict(specs).items():
+        file = _samples_file(Path(path))
+        with open(file, encoding="utf-8") as handle:
+            per_model[str(model)] = parse_samples_lines(handle, metric=metric, id_field=id_field, source=str(file))
+    return samples_table(per_model, metric=metric, models=models, source=", ".join(f"{m}={p}" for m, p in dict(specs).items()))
+
+
+def samples_table(per_model: dict[str, dict[str, float]], *, metric: str, models=None, source: str) -> ResultsTable:
+    """Join ``{model: {item_id: value}}`` into a :class:`ResultsTable` (NaN where a model lacks an item)."""
+    order = list(per_model) if models is None else [str(m) for m in models]
+    missing = [m for m in order if m not in per_model]
+    if missing:
+        raise ValueError(f"{source}: no sample log for model(s) {missing}; given {list(per_model)}")
+    ids = list(dict.fromkeys(i for m in order for i in per_model[m]))
+    matrix = np.array([[per_model[m].get(i, np.nan) for m in order] for i in ids], dtype=float).reshape(len(ids), len(order))
+    return ResultsTable(models=tuple(order), item_ids=np.asarray(ids, dtype=object), values=matrix,
+                        metric=metric, source=source)
+
+
+def lm_eval_sample_ids(item_ids) -> list:
+    """Item ids for ``lm_eval --samples``: integers when every id is one, the text otherwise."""
+    ids = [str(i) for i in item_ids]
+    if all(_INTEGER.fullmatch(i) for i in ids):
+        return [int(i) for i in ids]
+    return ids
+
+
+def lm_eval_samples(item_ids, *, task: str) -> dict:
+    """The ``--samples`` mapping ``{task: [ids]}`` (see :func:`lm_eval_sample_ids`).
+
+    Examples
+    --------
+    >>> lm_eval_samples(["3", "10", "7"], task="arc_easy")
+    {'arc_easy': [3, 10, 7]}
+    """
+    if not isinstance(task, str) or not task.strip():
+        raise ValueError(f"task must be a non-empty lm-eval task name, got {task!r}")
+    return {task.strip(): lm_eval_sample_ids(item_ids)}
+
+
+def write_lm_eval_samples(path, item_ids, *, task: str) -> Path:
+    """Write :func:`lm_eval_samples` as JSON to ``path`` (atomically); return the path."""
+    path = check_output_path(path, suffixes=(".json",), what="lm-eval samples file")
+    text = json.dumps(lm_eval_samples(item_ids, task=task)) + "\n"
+    write_files_atomic({path: lambda temp: temp.write_text(text, encoding="utf-8")})
+    return path

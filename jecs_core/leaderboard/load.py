@@ -1,0 +1,115 @@
+"""One entry point for per-item results: tables (long or wide) and lm-eval sample logs, from files or bytes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..io import parse_name_path
+from .lmeval import parse_samples_lines, read_samples, samples_table
+from .results import ResultsTable, check_metric, read_results_bytes, read_results_file
+
+SAMPLE_SUFFIXES = (".jsonl",)
+
+
+def _is_spec(item) -> bool:
+    return isinstance(item, str) and "=" in item and not Path(item).exists()
+
+
+def load_results(source, *, metric: str | None = None, id_field: str | None = None, models=None) -> ResultsTable:
+    """Per-item results of K models from a table or from lm-evaluation-harness sample logs.
+
+    Parameters
+    ----------
+    source : path, str, sequence of str, or mapping
+        * a ``.csv`` / ``.parquet`` table, long (``item_id, model, <metric>``) or wide
+          (``item_id, <metric>_<model>``);
+        * lm-eval ``--log_samples`` output: ``"MODEL=samples_<task>_<time>.jsonl"`` strings (one per
+          model; the path may be the directory holding that model's one log), a mapping
+          ``{model: path}``, or one directory whose sub-directories (named after the models) each
+          hold one log.
+    metric : str, optional
+        The metric: a column (long), a column prefix (wide) or a per-sample key of the logs.
+        Default ``"correct"`` for tables, ``"acc"`` for logs; ``"NAME,FILTER"`` picks a log's filter.
+    id_field : str, optional
+        For logs: a field of ``doc`` used as the item id instead of ``doc_id``.
+    models : sequence of str, optional
+        Models to keep, in this order (default: all, in the order found).
+
+    Returns
+    -------
+    ResultsTable
+
+    Examples
+    --------
+    >>> import pandas as pd, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "results.csv")
+    >>> pd.DataFrame({"item_id": ["t1", "t1", "t2", "t2"], "model": ["a", "b", "a", "b"],
+    ...               "correct": [1, 0, 1, 1]}).to_csv(path, index=False)
+    >>> results = load_results(path)
+    >>> results.models, results.values.mean(axis=0).tolist()
+    (('a', 'b'), [1.0, 0.5])
+    """
+    if isinstance(source, dict):
+        return read_samples(source, metric=metric, id_field=id_field, models=models)
+    items = [source] if isinstance(source, (str, Path)) else list(source) if isinstance(source, (list, tuple)) else None
+    if not items:
+        raise ValueError(f"source must be a results file, MODEL=PATH sample logs or a mapping, got {source!r}")
+    specs = [item for item in items if _is_spec(str(item))]
+    if specs and len(specs) != len(items):
+        raise ValueError(f"source: mix of MODEL=PATH sample logs and plain paths {items}; give one kind")
+    if specs:
+        pairs = [parse_name_path(str(item), what="results") for item in specs]
+        names = [name for name, _ in pairs]
+        duplicated = sorted({name for name in names if names.count(name) > 1})
+        if duplicated:
+            raise ValueError(f"results: model(s) {duplicated} given more than once")
+        return read_samples(dict(pairs), metric=metric, id_field=id_field, models=models)
+    if len(items) != 1:
+        raise ValueError(f"results: one results table, or MODEL=PATH sample logs, got {len(items)} paths {items}")
+    path = Path(items[0])
+    if path.is_dir():
+        return read_samples(path, metric=metric, id_field=id_field, models=models)
+    if path.suffix.lower() in SAMPLE_SUFFIXES:
+        raise ValueError(f"results: {path} is an lm-eval sample log; name its model: MODEL={path}")
+    if id_field is not None:
+        raise ValueError("id_field applies to lm-eval sample logs only; a results table names its items in item_id")
+    return read_results_file(path, metric=metric, models=models)
+
+
+def load_results_bytes(data: bytes, name: str, *, metric: str | None = None, id_field: str | None = None,
+                       models=None, model: str | None = None) -> ResultsTable:
+    """:func:`load_results` for one uploaded file; a ``.jsonl`` sample log needs ``model`` (its model's name).
+
+    Parameters
+    ----------
+    data : bytes
+        The file's bytes.
+    name : str
+        The file's name: its extension picks the reader (``.csv``, ``.parquet``, ``.jsonl``); names it in errors.
+    metric, id_field, models
+        As for :func:`load_results`.
+    model : str, optional
+        The model a ``.jsonl`` sample log belongs to.
+
+    Returns
+    -------
+    ResultsTable
+
+    Examples
+    --------
+    >>> data = b"item_id,correct_a,correct_b\\nt1,1,0\\nt2,1,1\\n"
+    >>> load_results_bytes(data, "results.csv").models
+    ('a', 'b')
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise ValueError(f"{name}: expected the file's bytes, got {type(data).__name__}")
+    if Path(str(name)).suffix.lower() in SAMPLE_SUFFIXES:
+        if not isinstance(model, str) or not model.strip():
+            raise ValueError(f"{name}: an lm-eval sample log needs its model's name (model=)")
+        key = check_metric(metric, default="acc")
+        lines = bytes(data).decode("utf-8").splitlines()
+        values = parse_samples_lines(lines, metric=key, id_field=id_field, source=str(name))
+        return samples_table({model.strip(): values}, metric=key, models=models, source=str(name))
+    if id_field is not None:
+        raise ValueError("id_field applies to lm-eval sample logs only; a results table names its items in item_id")
+    return read_results_bytes(bytes(data), str(name), metric=metric, models=models)

@@ -1,0 +1,118 @@
+"""Which differences between two models on the clean items are significant, paired on their shared items.
+
+* 0/1 results: the exact McNemar test (a two-sided binomial test on the discordant pairs).
+* Other metrics: the sign-flip test of the mean paired difference (Monte Carlo with seeded draws
+  for up to :data:`SIGNFLIP_EXACT_MAX` nonzero differences, the normal approximation of the same
+  sign-flip distribution above that).
+
+Holm's step-down adjustment over the K(K-1)/2 pairs controls the family-wise error rate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+SIGNFLIP_DRAWS = 9999
+SIGNFLIP_EXACT_MAX = 5000
+PAIRWISE_COLUMNS = ("model_a", "model_b", "n_shared", "mean_a", "mean_b", "difference",
+                    "p_value", "p_holm", "significant", "test")
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm's step-down adjusted p-values (same order as given).
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03]).round(3)
+    array([0.03, 0.06, 0.06])
+    """
+    p = np.asarray(pvalues, dtype=float)
+    m = p.shape[0]
+    if m == 0:
+        return p
+    order = np.argsort(p, kind="stable")
+    adjusted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    out = np.empty(m)
+    out[order] = adjusted
+    return out
+
+
+def mcnemar_exact(a_only: int, b_only: int) -> float:
+    """Two-sided exact McNemar p-value from the discordant counts (1.0 when there are none)."""
+    n = int(a_only) + int(b_only)
+    if n == 0:
+        return 1.0
+    return float(min(1.0, 2 * stats.binom.cdf(min(a_only, b_only), n, 0.5)))
+
+
+def sign_flip(differences, *, rng: np.random.Generator, draws: int = SIGNFLIP_DRAWS) -> float:
+    """Two-sided sign-flip p-value for a zero mean of paired ``differences``."""
+    d = np.asarray(differences, dtype=float)
+    d = d[d != 0]
+    if d.shape[0] == 0:
+        return 1.0
+    observed = abs(d.sum())
+    if d.shape[0] > SIGNFLIP_EXACT_MAX:
+        return float(2 * stats.norm.sf(observed / np.sqrt(np.square(d).sum())))
+    hits = 0
+    for start in range(0, draws, 500):
+        signs = rng.choice(np.array([-1.0, 1.0]), size=(min(draws, start + 500) - start, d.shape[0]))
+        hits += int((np.abs(signs @ d) >= observed - 1e-12 * observed).sum())
+    return (1 + hits) / (draws + 1)
+
+
+def _rows(order: list[int], models, values: np.ndarray, present: np.ndarray, binary: bool, rng) -> list[dict]:
+    x = np.where(present, values, 0.0)
+    p = present.astype(float)
+    shared = p.T @ p
+    right_shared = x.T @ p  # [a, b]: a's total over the items b has too
+    both = x.T @ x
+    rows = []
+    for pos, a in enumerate(order):
+        for b in order[pos + 1:]:
+            n = int(shared[a, b])
+            mean_a = right_shared[a, b] / n if n else np.nan
+            mean_b = right_shared[b, a] / n if n else np.nan
+            if binary:
+                a_only, b_only = right_shared[a, b] - both[a, b], right_shared[b, a] - both[a, b]
+                pvalue, test = mcnemar_exact(int(round(a_only)), int(round(b_only))), "exact McNemar"
+            else:
+                keep = present[:, a] & present[:, b]
+                pvalue, test = sign_flip(values[keep, a] - values[keep, b], rng=rng), "sign-flip"
+            rows.append({"model_a": models[a], "model_b": models[b], "n_shared": n, "mean_a": mean_a,
+                         "mean_b": mean_b, "difference": mean_a - mean_b, "p_value": pvalue, "test": test})
+    return rows
+
+
+def pairwise_table(values, models, order, *, binary: bool, level: float = 0.05,
+                   rng: np.random.Generator) -> pd.DataFrame:
+    """Every pair of models, the better-ranked first, tested on the items both have a result for.
+
+    Parameters
+    ----------
+    values : numpy.ndarray, shape (n, K)
+        Results on the clean items (NaN: no result).
+    models : sequence of str
+    order : sequence of int
+        Model indices, best rank first (``model_a`` of each row is ranked above ``model_b``).
+    binary : bool
+        0/1 results (exact McNemar) or not (sign-flip).
+    level : float
+        Family-wise error rate for ``significant`` (Holm-adjusted p-value at most ``level``).
+    rng : numpy.random.Generator
+        For the sign-flip draws.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`PAIRWISE_COLUMNS`, one row per pair.
+    """
+    values = np.asarray(values, dtype=float)
+    present = ~np.isnan(values)
+    rows = _rows(list(order), list(models), values, present, binary, rng)
+    frame = pd.DataFrame(rows, columns=[c for c in PAIRWISE_COLUMNS if c not in ("p_holm", "significant")])
+    frame["p_holm"] = holm(frame["p_value"].to_numpy(dtype=float))
+    frame["significant"] = frame["p_holm"] <= level
+    return frame[list(PAIRWISE_COLUMNS)]

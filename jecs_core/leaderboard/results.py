@@ -1,0 +1,205 @@
+"""Per-item results of K models: the :class:`ResultsTable` and its readers for long and wide tables.
+
+A results table holds one number per (item, model): ``correct`` (0/1) by default, or any numeric
+per-item metric (``exact_match``, ``f1``, ...).  Two table layouts are read here:
+
+* long: ``item_id, model, <metric>`` (one row per item and model);
+* wide: ``item_id, <metric>_<model>`` (one row per item).
+
+lm-evaluation-harness sample logs are read in :mod:`jecs_core.leaderboard.lmeval`.  Nothing is
+dropped or renamed: a duplicate pair, an empty or non-numeric cell, an unknown model is a one-line
+error naming the file and column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..io import read_table, read_table_bytes
+
+DEFAULT_METRIC = "correct"
+
+
+@dataclass(frozen=True)
+class ResultsTable:
+    """One per-item result per (item, model).
+
+    Attributes
+    ----------
+    models : tuple of str
+        Model names, in the order read.
+    item_ids : numpy.ndarray of str, shape (n,)
+        Distinct item ids.
+    values : numpy.ndarray of float, shape (n, K)
+        ``values[i, k]``: model ``k``'s result on item ``i``; NaN where the source has no result
+        for that pair (a long table or a sample log that skips an item).
+    metric : str
+        The metric's name.
+    source : str
+        Where the results came from.
+    notes : tuple of str
+        One-line notes from reading (counted, never silent).
+    """
+
+    models: tuple[str, ...]
+    item_ids: np.ndarray
+    values: np.ndarray
+    metric: str = DEFAULT_METRIC
+    source: str = "<memory>"
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def K(self) -> int:
+        return len(self.models)
+
+    @property
+    def n(self) -> int:
+        return int(self.item_ids.shape[0])
+
+    @property
+    def binary(self) -> bool:
+        """True when every result is 0 or 1 (the Wilson interval and the exact McNemar test apply)."""
+        finite = self.values[~np.isnan(self.values)]
+        return bool(np.all((finite == 0) | (finite == 1)))
+
+    def to_frame(self) -> pd.DataFrame:
+        """The results in the long layout (``item_id, model, <metric>``), pairs without a result left out."""
+        ids = np.repeat(self.item_ids, self.K)
+        models = np.tile(np.asarray(self.models, dtype=object), self.n)
+        flat = self.values.reshape(-1)
+        keep = ~np.isnan(flat)
+        return pd.DataFrame({"item_id": ids[keep], "model": models[keep], self.metric: flat[keep]})
+
+
+def check_metric(metric, *, default: str = DEFAULT_METRIC) -> str:
+    """``metric`` as a non-empty string (``None`` gives ``default``)."""
+    if metric is None:
+        return default
+    if not isinstance(metric, str) or not metric.strip():
+        raise ValueError(f"metric must be a non-empty column name, got {metric!r}")
+    return metric.strip()
+
+
+def _numeric(column: pd.Series, source: str, name: str) -> np.ndarray:
+    """A metric column as floats; an empty, non-numeric or infinite cell is an error naming its row."""
+    if column.dtype == bool:
+        return column.to_numpy(dtype=float)
+    values = pd.to_numeric(column, errors="coerce")
+    bad = values.isna().to_numpy() | ~np.isfinite(values.to_numpy(dtype=float, na_value=np.nan))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{source}: column {name!r} row {row + 1} holds {column.iloc[row]!r}; "
+                         f"expected a finite number in every row ({int(bad.sum())} such row(s))")
+    return values.to_numpy(dtype=float)
+
+
+def _ids(column: pd.Series, source: str) -> np.ndarray:
+    ids = column.astype(str).to_numpy(dtype=object)
+    empty = np.flatnonzero(column.isna().to_numpy() | (column.astype(str).str.strip() == "").to_numpy())
+    if empty.size:
+        raise ValueError(f"{source}: column 'item_id' row {int(empty[0]) + 1} is empty; every row needs an item id")
+    return ids
+
+
+def _check_models(found: list[str], models, source: str) -> list[str]:
+    if models is None:
+        return found
+    wanted = [str(m) for m in models]
+    missing = [m for m in wanted if m not in found]
+    if missing:
+        raise ValueError(f"{source}: no results for model(s) {missing}; the file has {found}")
+    return wanted
+
+
+def _from_long(frame: pd.DataFrame, metric: str, models, source: str) -> ResultsTable:
+    ids = _ids(frame["item_id"], source)
+    names = frame["model"].astype(str).to_numpy(dtype=object)
+    values = _numeric(frame[metric], source, metric)
+    order = _check_models(list(dict.fromkeys(names)), models, source)
+    keep = np.isin(names, order)
+    ids, names, values = ids[keep], names[keep], values[keep]
+    pairs = pd.DataFrame({"item_id": ids, "model": names})
+    dup = pairs.duplicated().to_numpy()
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        raise ValueError(f"{source}: item {ids[i]!r} has more than one {metric!r} for model {names[i]!r} "
+                         f"({int(dup.sum())} duplicate row(s)); give one result per item and model")
+    item_codes, item_ids = pd.factorize(pd.Series(ids, dtype=object))
+    model_index = {name: k for k, name in enumerate(order)}
+    matrix = np.full((len(item_ids), len(order)), np.nan)
+    matrix[item_codes, [model_index[m] for m in names]] = values
+    return ResultsTable(models=tuple(order), item_ids=np.asarray(item_ids, dtype=object), values=matrix,
+                        metric=metric, source=source)
+
+
+def _from_wide(frame: pd.DataFrame, metric: str, models, source: str) -> ResultsTable:
+    prefix = f"{metric}_"
+    columns = {c[len(prefix):]: c for c in frame.columns if isinstance(c, str) and c.startswith(prefix) and len(c) > len(prefix)}
+    order = _check_models(list(columns), models, source)
+    ids = _ids(frame["item_id"], source)
+    dup = pd.Series(ids).duplicated().to_numpy()
+    if dup.any():
+        raise ValueError(f"{source}: item_id {ids[int(np.flatnonzero(dup)[0])]!r} appears in more than one row "
+                         f"({int(dup.sum())} duplicate row(s)); give one row per item")
+    matrix = np.column_stack([_numeric(frame[columns[m]], source, columns[m]) for m in order])
+    return ResultsTable(models=tuple(order), item_ids=ids, values=matrix, metric=metric, source=source)
+
+
+def results_from_frame(frame: pd.DataFrame, *, metric: str | None = None, models=None,
+                       source: str = "<memory>") -> ResultsTable:
+    """A :class:`ResultsTable` from a long (``item_id, model, <metric>``) or wide (``item_id, <metric>_<model>``) frame.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The results; the layout is read from the columns (a ``model`` column means long).
+    metric : str, optional
+        The metric column (long) or prefix (wide); default ``"correct"``.
+    models : sequence of str, optional
+        Models to keep, in this order (default: every model, in the order found).
+    source : str
+        Names the data in errors.
+
+    Returns
+    -------
+    ResultsTable
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> wide = pd.DataFrame({"item_id": ["a", "b"], "correct_m0": [1, 0], "correct_m1": [1, 1]})
+    >>> results_from_frame(wide).values
+    array([[1., 1.],
+           [0., 1.]])
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
+    metric = check_metric(metric)
+    if "item_id" not in frame.columns:
+        raise ValueError(f"{source}: no 'item_id' column; expected item_id, model, {metric} (long) "
+                         f"or item_id, {metric}_<model> (wide), got {list(frame.columns)}")
+    if "model" in frame.columns:
+        if metric not in frame.columns:
+            raise ValueError(f"{source}: no {metric!r} column in the long layout (item_id, model, {metric}); "
+                             f"name the metric column with --metric / metric=, got {list(frame.columns)}")
+        return _from_long(frame, metric, models, source)
+    if not any(isinstance(c, str) and c.startswith(f"{metric}_") for c in frame.columns):
+        raise ValueError(f"{source}: no 'model' column and no {metric}_<model> column; expected item_id, model, {metric} "
+                         f"(long) or item_id, {metric}_<model> (wide), got {list(frame.columns)}")
+    return _from_wide(frame, metric, models, source)
+
+
+def read_results_file(path: str | Path, *, metric: str | None = None, models=None) -> ResultsTable:
+    """:func:`results_from_frame` on a ``.csv`` or ``.parquet`` file read by :func:`jecs_core.io.read_table`."""
+    frame = read_table(path, text_columns=("item_id", "model"))
+    return results_from_frame(frame, metric=metric, models=models, source=str(path))
+
+
+def read_results_bytes(data: bytes, name: str, *, metric: str | None = None, models=None) -> ResultsTable:
+    """:func:`read_results_file` for uploaded bytes; ``name``'s extension picks the parser."""
+    frame = read_table_bytes(data, name)
+    return results_from_frame(frame, metric=metric, models=models, source=str(name))
