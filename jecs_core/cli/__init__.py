@@ -1,4 +1,4 @@
-"""The core's subcommands (``select``, ``evaluate``, ``sweep``, ``synth``) and the shared runner.
+"""The core's subcommands (``select``, ``leaderboard``, ``evaluate``, ``sweep``, ``synth``) and the shared runner.
 
 Each subcommand lives in its own module with a ``register(subparsers)`` function
 that adds its parser and sets ``handler``.  The full ``jecs`` command line is
@@ -20,6 +20,7 @@ from .. import __version__
 # (module, attribute) of every core subcommand registrar, in help order.
 CORE_REGISTRARS: tuple[tuple[str, str], ...] = (
     ("jecs_core.cli.select", "register"),
+    ("jecs_core.cli.leaderboard", "register"),
     ("jecs_core.cli.evaluate", "register"),
     ("jecs_core.cli.synth", "register"),
 )

@@ -7,10 +7,11 @@ import sys
 
 from ..compare import compare_methods, compare_pvalues
 from ..data import load_scores
-from ..export import check_selection_paths, selection_warnings, write_selection
+from ..export import check_selection_paths, selection_warnings, sidecar_path, write_selection
 from ..posthoc import post_hoc_bound, post_hoc_line
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY
 from ..shift.choose import SHIFT_METHODS
+from .leaderboard import add_lm_eval_samples_options, check_lm_eval_samples_args, write_lm_eval_selection
 from .options import add_table_options, alpha_arg, lam_arg, positive_int
 
 # Above this many test items the diagnostics take minutes (the pi0 bootstrap re-sorts n max-p values
@@ -47,6 +48,7 @@ def register(subparsers) -> None:
     diagnostics.add_argument("--diagnostics", action="store_true",
                              help=f"run the diagnostics above {LARGE_TABLE:,} test items too (they are skipped there by default)")
     parser.add_argument("--out", default=None, help="write the selection CSV here (and <name>.json beside it)")
+    add_lm_eval_samples_options(parser)
     parser.add_argument("--raw-cells", action="store_true",
                         help="write text cells as they are; by default cells starting with = + - @ get a leading ' "
                         "so a spreadsheet shows them as text instead of running them as formulas")
@@ -164,6 +166,7 @@ def _options(args, check, shift) -> dict:
 def run(args: argparse.Namespace) -> int:
     if args.out:  # refuse a bad output path before any work
         check_selection_paths(args.out, inputs=[args.scores])
+    check_lm_eval_samples_args(args, inputs=[args.scores], outputs=[] if not args.out else [args.out, sidecar_path(args.out)])
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
     check, shift = _shifted(args, table)
     if shift is None:
@@ -188,4 +191,5 @@ def run(args: argparse.Namespace) -> int:
             options=_options(args, check, shift), warnings=warnings,
             diagnostics=None if diagnostics is None else diagnostics.to_dict(), post_hoc_delta=args.post_hoc_delta)
         print(f"wrote {csv_path} ({args.method}) and {json_path}")
+    write_lm_eval_selection(args, table.test_ids, comparison.selected(DEFAULT_METHOD if args.method == "all" else args.method))
     return 0

@@ -189,8 +189,8 @@ def leaderboard(table: ScoreTable, results: ResultsTable, *, alpha: float = 0.1,
     --------
     >>> import numpy as np, pandas as pd, jecs_core as jc
     >>> rng = np.random.default_rng(0)
-    >>> n_cal, n_test = 500, 500
-    >>> member = np.r_[np.zeros(n_cal), rng.random(n_test) < 0.3]
+    >>> n_cal, n_test = 300, 300  # calibration items are known members (high scores)
+    >>> member = np.r_[np.ones(n_cal), rng.random(n_test) < 0.3]
     >>> frame = pd.DataFrame({"item_id": [f"i{j}" for j in range(n_cal + n_test)],
     ...                       "split": ["calibration"] * n_cal + ["test"] * n_test,
     ...                       "score_a": rng.normal(4 * member), "score_b": rng.normal(4 * member)})
@@ -200,8 +200,10 @@ def leaderboard(table: ScoreTable, results: ResultsTable, *, alpha: float = 0.1,
     >>> board = leaderboard(table, results, alpha=0.1)
     >>> board.frame[["model", "accuracy_all", "accuracy_clean", "rank_all", "rank_clean"]]
       model  accuracy_all  accuracy_clean  rank_all  rank_clean
-    0     a         0.300        0.0...           2           2
-    1     b         0.512        0.5...           1           1
+    0     a      0.253333        0.000000         2           2
+    1     b      0.546667        0.540179         1           1
+    >>> board.n_clean, board.max_contaminated
+    (224, 28)
     """
     if not isinstance(table, ScoreTable):
         raise ValueError(f"table must be a ScoreTable (see jecs_core.load_scores), got {type(table).__name__}")

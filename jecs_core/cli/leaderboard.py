@@ -1,0 +1,159 @@
+"""``jecs leaderboard``: rank the models on the clean subset ``jecs select`` picks, beside the full benchmark."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from ..data import load_scores
+from ..io import check_output_path, write_table
+from ..leaderboard import leaderboard, lm_eval_samples, load_results, write_lm_eval_samples
+from ..rules import DEFAULT_METHOD, METHODS, REGISTRY
+from ..shift.choose import SHIFT_METHODS
+from .options import add_table_options, alpha_arg, lam_arg, positive_int
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "leaderboard",
+        help="rank the models on the clean subset, beside the full benchmark",
+        description="Select the clean subset exactly as `jecs select` does at the same settings, then give each "
+        "model's mean per-item result on the full benchmark and on the clean subset, its 95%% interval, the range "
+        "of its mean on the truly clean items (post-hoc bound), its inflation and both rankings; list the rank "
+        "differences on the clean subset that are significant. See docs/LEADERBOARD.md.",
+    )
+    add_table_options(parser)
+    parser.add_argument("--results", nargs="+", required=True, metavar="RESULTS",
+                        help="per-item results: a long (item_id, model, METRIC) or wide (item_id, METRIC_<model>) "
+                        ".csv/.parquet, or lm-eval --log_samples files as MODEL=samples_<task>_<time>.jsonl (one per "
+                        "model, or MODEL=DIR holding one), or one directory with a sub-directory per model")
+    parser.add_argument("--metric", default=None,
+                        help="the per-item metric: a column (default 'correct') or a sample-log key (default 'acc'; "
+                        "'NAME,FILTER' picks a filter)")
+    parser.add_argument("--id-field", default=None, help="sample logs: a field of doc to use as item_id (default doc_id)")
+    parser.add_argument("--alpha", type=alpha_arg, default=0.1, help="target global contamination rate (default 0.1)")
+    parser.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
+                        help=f"selection rule of the clean subset (default {DEFAULT_METHOD})")
+    parser.add_argument("--lam", type=lam_arg, default="auto", help="right-tail threshold lambda: 'auto' (default) or a number")
+    parser.add_argument("--knn", type=positive_int, default=None, help="kNN size k_n (default ceil(sqrt(m_R)))")
+    parser.add_argument("--covariates", default=None, help="covariate columns for shift-aware p-values, as for `jecs select`")
+    parser.add_argument("--shift-method", choices=SHIFT_METHODS, default="auto", help="as for `jecs select` (default auto)")
+    parser.add_argument("--post-hoc-delta", type=alpha_arg, default=0.1,
+                        help="error level of the bound on contaminated items left in the subset (default 0.1: 90%% confidence)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and sign-flip draws (metrics not 0/1)")
+    parser.add_argument("--out", default=None, help="write the leaderboard CSV (or .parquet) here")
+    parser.add_argument("--pairwise-out", default=None, help="write the pairwise table CSV (or .parquet) here")
+    parser.add_argument("--raw-cells", action="store_true",
+                        help="write text cells as they are (default: a leading ' before = + - @ so a spreadsheet shows text)")
+    parser.set_defaults(handler=run)
+
+
+def add_lm_eval_samples_options(parser: argparse.ArgumentParser) -> None:
+    """``--lm-eval-samples`` and ``--task`` for ``jecs select``: the selection as an ``lm_eval --samples`` file."""
+    parser.add_argument("--lm-eval-samples", default=None, metavar="KEEP.json",
+                        help="also write the selected item ids as {TASK: [ids]} for `lm_eval --samples KEEP.json` "
+                        "(re-run only the clean items; ids as integers when numeric); needs --task")
+    parser.add_argument("--task", default=None, help="the lm-eval task name keyed in --lm-eval-samples")
+
+
+def check_lm_eval_samples_args(args: argparse.Namespace, inputs=(), outputs=()) -> None:
+    """Refuse ``--lm-eval-samples`` without ``--task`` (or the reverse) or a bad path, before any work.
+
+    ``outputs`` are the command's other files (written or not yet): the samples file must be none of them.
+    """
+    path, task = getattr(args, "lm_eval_samples", None), getattr(args, "task", None)
+    if path is None and task is None:
+        return
+    if path is None or task is None or not str(task).strip():
+        raise ValueError("--lm-eval-samples and --task go together: --lm-eval-samples KEEP.json --task TASK")
+    check_output_path(path, suffixes=(".json",), inputs=inputs, what="--lm-eval-samples")
+    clash = [str(out) for out in outputs if out is not None and Path(out).resolve() == Path(path).resolve()]
+    if clash:
+        raise ValueError(f"--lm-eval-samples: {path} is also written as {clash[0]}; name another file")
+
+
+def write_lm_eval_selection(args: argparse.Namespace, item_ids, selected) -> None:
+    """Write the selected ids to ``--lm-eval-samples`` when asked, and say so."""
+    if getattr(args, "lm_eval_samples", None) is None:
+        return
+    ids = np.asarray(item_ids)[np.asarray(selected, dtype=bool)]
+    path = write_lm_eval_samples(args.lm_eval_samples, ids, task=args.task)
+    numeric = all(isinstance(i, int) for i in lm_eval_samples(ids, task=args.task)[args.task.strip()])
+    note = "" if numeric or not len(ids) else " (ids are not all integers: lm_eval --samples takes doc indices)"
+    print(f"wrote {path} ({len(ids)} ids for task {args.task.strip()!r}){note}")
+
+
+def _number(value: float, digits: int = 3) -> str:
+    return "-" if value is None or not np.isfinite(value) else f"{value:.{digits}f}"
+
+
+def _move(rank_all: int, rank_clean: int) -> str:
+    change = int(rank_all) - int(rank_clean)
+    return f"+{change}" if change > 0 else str(change) if change < 0 else "="
+
+
+def format_leaderboard(board, *, scores: str, results: str) -> str:
+    """The printed summary: settings, one line per model (best clean rank first), the significant differences."""
+    pct = f"{board.confidence:.0%}"
+    lines = [
+        f"input: {scores}   results: {results}   metric: {board.metric} ({'0/1' if board.binary else 'mean'})",
+        f"clean subset: {REGISTRY[board.method].label} at alpha = {board.alpha:g}: {board.n_clean} of "
+        f"{board.selected.shape[0]} test items; at most {board.max_contaminated} contaminated with "
+        f"{1 - board.delta:.0%} confidence (post-hoc bound)",
+        f"{'rank':>4}  {'model':<20}{'clean':>8}  {pct + ' interval':<17}{'truly clean':<17}{'n_clean':>8}"
+        f"{'all':>8}{'n_all':>8}{'rank_all':>9}{'move':>6}  inflation [{pct}]",
+    ]
+    frame = board.frame.sort_values(["rank_clean", "rank_all"], kind="stable")
+    for row in frame.itertuples(index=False):
+        interval = f"[{_number(row.ci_low)}, {_number(row.ci_high)}]"
+        truly = f"[{_number(row.bound_low)}, {_number(row.bound_high)}]"
+        inflation = f"{_number(row.inflation, 4)} [{_number(row.inflation_low, 4)}, {_number(row.inflation_high, 4)}]"
+        lines.append(f"{row.rank_clean:>4}  {str(row.model):<20}{_number(row.accuracy_clean):>8}  {interval:<17}{truly:<17}"
+                     f"{row.n_clean:>8}{_number(row.accuracy_all):>8}{row.n_all:>8}{row.rank_all:>9}"
+                     f"{_move(row.rank_all, row.rank_clean):>6}  {inflation}")
+    significant = board.pairwise[board.pairwise["significant"]]
+    head = f"significant differences on the clean subset ({board.pairwise['test'].iloc[0] if len(board.pairwise) else 'none'}, " \
+           f"Holm, family-wise error {board.level:g}):"
+    lines.append(head + ("" if len(significant) else " none"))
+    for row in significant.itertuples(index=False):
+        lines.append(f"  {row.model_a} > {row.model_b}: {_number(row.mean_a)} vs {_number(row.mean_b)} on "
+                     f"{row.n_shared} shared items, adjusted p = {row.p_holm:.3g}")
+    return "\n".join(lines)
+
+
+def _covariates(text):
+    if text is None:
+        return None
+    from ..shift.table import parse_covariates
+
+    try:
+        return parse_covariates(text)
+    except ValueError as exc:
+        raise ValueError(f"--covariates: {exc}") from exc
+
+
+def run(args: argparse.Namespace) -> int:
+    outputs = [p for p in (args.out, args.pairwise_out) if p]
+    for path, what in ((args.out, "--out"), (args.pairwise_out, "--pairwise-out")):
+        if path:  # refuse a bad output path before any work
+            check_output_path(path, inputs=[args.scores, *args.results], what=what)
+    if len(set(outputs)) < len(outputs):
+        raise ValueError("--out and --pairwise-out name the same file; give two")
+    table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
+    source = args.results[0] if len(args.results) == 1 else args.results
+    results = load_results(source, metric=args.metric, id_field=args.id_field)
+    board = leaderboard(table, results, alpha=args.alpha, method=args.method, delta=args.post_hoc_delta,
+                        lam=args.lam, knn=args.knn, covariates=_covariates(args.covariates),
+                        shift_method=args.shift_method, seed=args.seed)
+    print(format_leaderboard(board, scores=args.scores, results=" ".join(args.results)))
+    for line in board.warnings:  # one line each, on stderr so the table stays parseable
+        print(f"jecs leaderboard: {line}", file=sys.stderr)
+    safe = not args.raw_cells
+    if args.out:
+        print(f"wrote {write_table(board.frame, args.out, spreadsheet_safe=safe, inputs=[args.scores])}")
+    if args.pairwise_out:
+        print(f"wrote {write_table(board.pairwise, args.pairwise_out, spreadsheet_safe=safe, inputs=[args.scores])}")
+    return 0
