@@ -38,6 +38,7 @@ PAGES = {
         st.Page("views/data_page.py", title="Data", icon=":material/dataset:", url_path="data"),
         st.Page("views/score_page.py", title="Score", icon=":material/calculate:", url_path="score"),
         st.Page(SELECT, title="Select", icon=":material/filter_alt:", url_path="select"),
+        st.Page("views/leaderboard_page.py", title="Leaderboard", icon=":material/leaderboard:", url_path="leaderboard"),
         st.Page("views/evaluate_page.py", title="Evaluate", icon=":material/monitoring:", url_path="evaluate"),
     ],
     "Learn": [

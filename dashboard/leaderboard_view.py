@@ -1,0 +1,288 @@
+"""Sections and state of the Leaderboard page (``views/leaderboard_page.py`` arranges them).
+
+The page ranks the active data set's models on the clean subset the Select page's rule
+picks at the same α (the shared ``alpha`` and ``method`` keys), from per-item results:
+the ones a sample ships (``Sample.results_file``) or a file the user uploads.  Every
+number comes from :func:`jecs_core.leaderboard.leaderboard`; nothing is computed here.
+
+Uploaded results belong to the session that uploaded them: they are parsed in memory and
+held process-wide only under an unguessable token (``?results=<token>``), so F5 or a
+shared link finds them and no other session can.  When the active data set has neither
+shipped nor uploaded results, the page shows the shipped leaderboard sample instead and
+says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import threading
+import warnings
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import partial
+
+import pandas as pd
+import streamlit as st
+
+from jecs_core import DEFAULT_METHOD, REGISTRY, ScoreTable
+from jecs_core.io import csv_bytes
+from jecs_core.leaderboard import LeaderboardWarning, leaderboard, load_results_bytes
+
+from . import compute, samples, state
+from .plain import escape
+from .report import ReportInputs, build_report
+from .select_view import METHOD
+
+# METHOD is shared with the Select page: the clean subset is its selection.
+METRIC = "jecs.lb_metric"
+RESULTS = "jecs.lb_results"  # this session's uploaded results (a ResultsFile)
+RESULTS_SIGNATURE = "jecs.lb_results_signature"
+RESULTS_PAYLOAD = "jecs.lb_results_payload"  # a (name, bytes) pair placed here loads like an upload (tests)
+URL_LOADED = "jecs.lb_url_loaded"
+DEFAULT_METRIC = "correct"
+RESULT_TYPES = ("csv", "parquet", "jsonl")
+URL_RESULTS, URL_METRIC = "results", "metric"
+
+
+@dataclass(frozen=True)
+class ResultsFile:
+    """Per-item results as bytes, named; ``key`` identifies the content (cache key, never the name)."""
+
+    name: str
+    data: bytes
+    origin: str  # "sample" or "upload"
+
+    @property
+    def key(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()[:24]
+
+
+HELD_CAPACITY = 8
+_HELD: OrderedDict[str, ResultsFile] = OrderedDict()
+_HELD_LOCK = threading.Lock()
+
+
+def _hold(item: ResultsFile) -> str:
+    token = secrets.token_urlsafe(16)
+    with _HELD_LOCK:
+        _HELD[token] = item
+        while len(_HELD) > HELD_CAPACITY:
+            _HELD.popitem(last=False)
+    return token
+
+
+def _held(token: str) -> ResultsFile | None:
+    with _HELD_LOCK:
+        item = _HELD.get(token)
+        if item is not None:
+            _HELD.move_to_end(token)
+        return item
+
+
+def restore_state() -> None:
+    """Keep the page's values across pages and, once per session, read ``alpha``, ``method``, ``metric``, ``results``."""
+    s = st.session_state
+    s[METHOD] = s.get(METHOD, DEFAULT_METHOD)
+    s[METRIC] = s.get(METRIC, DEFAULT_METRIC)
+    if s.get(URL_LOADED):
+        return
+    s[URL_LOADED] = True
+    q = st.query_params
+    try:
+        alpha = float(q.get("alpha", ""))
+    except ValueError:
+        alpha = None
+    if alpha is not None and 0.01 <= alpha <= 0.5:
+        s[state.ALPHA] = round(alpha, 2)
+    if q.get("method") in REGISTRY:
+        s[METHOD] = q["method"]
+    if q.get(URL_METRIC):
+        s[METRIC] = str(q[URL_METRIC])[:100]
+    token = q.get(URL_RESULTS)
+    if token:
+        item = _held(token)
+        if item is not None:
+            s[RESULTS] = (token, item)
+        else:
+            st.session_state[state.NOTICE] = ("The results in the link are no longer held by this server; "
+                                              "upload them again.")
+
+
+def write_url(alpha: float) -> None:
+    """The page's state in the address bar (the data set is the frame's)."""
+    s = st.session_state
+    wanted = {"alpha": f"{alpha:g}", "method": s[METHOD], URL_METRIC: s[METRIC]}
+    upload = s.get(RESULTS)
+    if upload is not None:
+        wanted[URL_RESULTS] = upload[0]
+    elif URL_RESULTS in st.query_params:
+        del st.query_params[URL_RESULTS]
+    changed = {k: v for k, v in wanted.items() if st.query_params.get(k) != v}
+    if changed:
+        st.query_params.update(changed)
+
+
+def take_upload(uploaded) -> None:
+    """Hold a newly uploaded results file for this session (``uploaded``: Streamlit's file, or ``None``)."""
+    s = st.session_state
+    payload = s.pop(RESULTS_PAYLOAD, None)
+    if payload is not None:
+        name, data = payload
+    elif uploaded is not None:
+        name, data = uploaded.name, uploaded.getvalue()
+    else:
+        return
+    signature = hashlib.sha256(data).hexdigest() + name
+    if s.get(RESULTS_SIGNATURE) == signature:
+        return
+    item = ResultsFile(str(name), bytes(data), "upload")
+    s[RESULTS] = (_hold(item), item)
+    s[RESULTS_SIGNATURE] = signature
+
+
+def forget_upload() -> None:
+    st.session_state.pop(RESULTS, None)
+    st.session_state.pop(RESULTS_SIGNATURE, None)
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What the page ranks: a score table, its cache key and name, and the results to rank it on."""
+
+    table: ScoreTable
+    key: str
+    name: str
+    results: ResultsFile | None
+    fallback: bool  # True when the leaderboard sample stands in for an active data set without results
+
+
+def _sample_results(key: str) -> ResultsFile | None:
+    sample = samples.SAMPLES.get(key)
+    if sample is None or sample.results_file is None or not sample.results_file.is_file():
+        return None
+    return ResultsFile(sample.results_file.name, _read_shipped(str(sample.results_file)), "sample")
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _read_shipped(path: str) -> bytes:
+    # Only the paths the sample registry names reach here, never a path a user typed.
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def subject(data: state.ActiveData) -> Subject:
+    """The active data set with this session's upload or its shipped results; else the leaderboard sample."""
+    upload = st.session_state.get(RESULTS)
+    if upload is not None:
+        return Subject(data.table, data.key, data.name, upload[1], False)
+    sample_key = data.key.split(":")[1] if data.origin == "sample" else None
+    shipped = _sample_results(sample_key) if sample_key else None
+    if shipped is not None or samples.LEADERBOARD_SAMPLE not in samples.SAMPLES:
+        return Subject(data.table, data.key, data.name, shipped, False)
+    key = samples.LEADERBOARD_SAMPLE
+    return Subject(compute.load_sample(key), f"sample:{key}", samples.get(key).name, _sample_results(key), True)
+
+
+@st.cache_resource(show_spinner="Ranking the models...", max_entries=32)
+def _board(data_key: str, results_key: str, metric: str, alpha: float, method: str, lam, knn,
+           _table: ScoreTable, _results: ResultsFile):
+    results = load_results_bytes(_results.data, _results.name, metric=metric)
+    with warnings.catch_warnings():  # the mismatches are on the board (``warnings``) and shown on the page
+        warnings.simplefilter("ignore", LeaderboardWarning)
+        return leaderboard(_table, results, alpha=alpha, method=method, lam=lam, knn=knn,
+                           pvalues=compute.pvalues(data_key, _table))
+
+
+def board(subject: Subject, metric: str, alpha: float, method: str, lam, knn):
+    """``(Leaderboard, None)``, or ``(None, one-line message)`` when the results cannot be used."""
+    try:
+        return _board(subject.key, subject.results.key, metric, round(float(alpha), 4), method, lam, knn,
+                      subject.table, subject.results), None
+    except ValueError as exc:
+        return None, f"{subject.results.name}: {' '.join(str(exc).split())}"
+    except Exception as exc:  # never a traceback for a user's file
+        return None, f"{subject.results.name}: could not be used ({exc.__class__.__name__}: {' '.join(str(exc).split())})"
+
+
+def error_line(message: str) -> None:
+    st.error(escape(message), icon=":material/error:")
+
+
+TABLE_COLUMNS = {
+    "model": "Model", "rank_clean": "Rank (clean)", "rank_all": "Rank (full)", "accuracy_clean": "Clean",
+    "ci_low": "95% low", "ci_high": "95% high", "bound_low": "Range low", "bound_high": "Range high",
+    "accuracy_all": "Full", "inflation": "Inflation", "inflation_low": "Inflation low",
+    "inflation_high": "Inflation high", "n_clean": "Clean items", "n_all": "All items",
+}
+
+
+def table_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The leaderboard's columns the table shows, best clean rank first, with readable headers."""
+    shown = [c for c in TABLE_COLUMNS if c in frame.columns]
+    return frame.sort_values(["rank_clean", "rank_all"], kind="stable")[shown].rename(columns=TABLE_COLUMNS)
+
+
+FIGURE_CAPTION = ("Hollow dot: the model's mean on the full benchmark; filled dot: on the clean subset, with its "
+                  "95% interval; shaded band: the range of its mean on the truly clean items if the contaminated "
+                  "items the subset may still hold were all answered right or all wrong. The arrow runs from full "
+                  "to clean; the right margin gives the rank on each (▲ gained, ▼ lost).")
+TABLE_CAPTION = ("Rank 1 is the best. The 95% interval is Wilson's for a 0/1 metric, a bootstrap otherwise; "
+                 "inflation is full minus clean, with its interval. 'Range' bounds the mean on the truly clean "
+                 "items (see the figure).")
+
+
+def summary_cards(board) -> None:
+    """Three numbers: the clean subset's size, how many models change rank, the largest inflation."""
+    frame = board.frame
+    moved = int((frame["rank_all"] != frame["rank_clean"]).sum())
+    worst = frame.loc[frame["inflation"].idxmax()]
+    cols = st.columns(3)
+    cols[0].metric("Clean items", f"{int(frame['n_clean'].max()):,} of {int(frame['n_all'].max()):,}",
+                   help="Test items the rule selects at this α; every model is ranked on these.")
+    cols[1].metric("Models that change rank", f"{moved} of {len(frame)}")
+    cols[2].metric("Largest inflation", f"{float(worst['inflation']):+.3f}",
+                   help="Full-benchmark mean minus clean-subset mean; the model is named below.")
+    cols[2].text(f"({worst['model']})")
+
+
+def pairwise_section(board) -> None:
+    """The pairwise comparisons on the clean subset (paired on the shared items, multiplicity-adjusted)."""
+    pairs = getattr(board, "pairwise", None)
+    if not isinstance(pairs, pd.DataFrame) or pairs.empty:
+        return
+    with st.expander("Which rank differences on the clean subset are significant?"):
+        st.caption("Each pair of models compared on the same clean items; the p-values are adjusted for "
+                   "the number of pairs.")
+        st.dataframe(pairs, hide_index=True, key="leaderboard-pairs")
+
+
+def warning_lines(board) -> None:
+    """Each mismatch between the results and the score table, counted (nothing is dropped silently)."""
+    for line in board.warnings:
+        st.warning(escape(line), icon=":material/warning:")
+
+
+def _report_bytes(subject: Subject, board, alpha: float, lam, knn) -> bytes:
+    comparison = compute.comparison(subject.key, alpha, lam, knn, subject.table)
+    inputs = ReportInputs(table=subject.table, comparison=comparison, method=board.method, data_name=subject.name,
+                          lam=lam, knn=knn, leaderboard=board)
+    return build_report(inputs).encode("utf-8")
+
+
+def downloads(board, subject: Subject, alpha: float, lam, knn) -> None:
+    """The leaderboard as CSV and the audit report with its leaderboard section (both built on click)."""
+    stem = "".join(ch if ch.isalnum() else "-" for ch in subject.name).strip("-").lower()[:60] or "data"
+    row = st.columns(2)
+    row[0].download_button("Leaderboard CSV", partial(leaderboard_csv, board),
+                           file_name=f"jecs_leaderboard_{stem}_alpha{alpha:.2f}.csv", mime="text/csv",
+                           on_click="ignore", icon=":material/download:", type="primary", key="download-leaderboard")
+    row[1].download_button("Audit report with the leaderboard (HTML)",
+                           partial(_report_bytes, subject, board, alpha, lam, knn),
+                           file_name=f"jecs_report_{stem}_leaderboard_alpha{alpha:.2f}.html", mime="text/html",
+                           on_click="ignore", icon=":material/summarize:", key="download-leaderboard-report")
+
+
+def leaderboard_csv(board) -> bytes:
+    """The leaderboard's frame as the CSV ``jecs leaderboard --out`` writes (spreadsheet-safe cells)."""
+    return csv_bytes(board.frame)

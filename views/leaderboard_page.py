@@ -1,0 +1,68 @@
+"""Leaderboard page: how the models compare on the items none of them has seen.
+
+Results in (the sample's own, or an upload), the rule and α of the Select page, then the
+ranking on the clean subset against the full benchmark: cards, the figure, the table with
+each model's interval and its range on the truly clean items, the significant rank
+differences, and the downloads (leaderboard CSV, the audit report with a leaderboard section).
+"""
+
+import streamlit as st
+
+from dashboard import leaderboard_view as lb
+from dashboard import state
+from dashboard.figures.leaderboard import plot_leaderboard
+from dashboard.theme import method_label
+from jecs_core import METHODS
+
+data = state.active()
+lb.restore_state()
+
+st.title("Leaderboard on the clean subset")
+st.caption("Rank the models on the items the selection rule certifies as clean for all of them (the Select page's "
+           "rule and α), beside the full benchmark: how much did contamination move each score and the ranking?")
+
+with st.container(border=True):
+    left, right = st.columns([2, 1.2], gap="large")
+    uploaded = left.file_uploader("Per-item results (long CSV/Parquet `item_id, model, <metric>`, wide "
+                                  "`item_id, <metric>_<model>`, or lm-eval samples JSONL)", type=list(lb.RESULT_TYPES),
+                                  key="jecs.lb_upload",
+                                  help="One row per test item and model; the models must be the score table's.")
+    lb.take_upload(uploaded)
+    right.text_input("Metric (a numeric per-item column)", key=lb.METRIC,
+                     help="`correct` by default; any numeric per-item metric such as `exact_match` or `f1`. "
+                          "For a metric that is not 0/1, 'accuracy' is its mean.")
+    if st.session_state.get(lb.RESULTS) is not None:
+        right.button("Use the sample's results", on_click=lb.forget_upload, icon=":material/undo:")
+
+subject = lb.subject(data)
+if subject.fallback:
+    st.info("The active data set has no per-item results, so this page shows the shipped leaderboard sample. "
+            "Upload results of the active data set's models above to rank them instead.", icon=":material/info:")
+st.text(f"Data set: {subject.name}")
+
+controls = st.columns([2, 2], gap="large")
+controls[0].slider("Target GCR α", min_value=0.01, max_value=0.50, step=0.01, format="%.2f", key=state.ALPHA,
+                   help="The clean subset is the selection at this α (shared with the Select page).")
+controls[1].selectbox("Selection rule", METHODS, key=lb.METHOD, format_func=method_label,
+                      help="The rule whose selection is the clean subset (shared with the Select page).")
+alpha = round(float(st.session_state[state.ALPHA]), 4)
+lam, knn = state.lambda_setting(), state.knn_setting()
+metric = str(st.session_state[lb.METRIC]).strip() or lb.DEFAULT_METRIC
+
+if subject.results is None:
+    st.info("Upload per-item results of this data set's models to rank them.", icon=":material/upload_file:")
+else:
+    st.text(f"Results: {subject.results.name} ({'uploaded' if subject.results.origin == 'upload' else 'shipped'})")
+    board, problem = lb.board(subject, metric, alpha, st.session_state[lb.METHOD], lam, knn)
+    if problem:
+        lb.error_line(problem)
+    else:
+        lb.warning_lines(board)
+        lb.summary_cards(board)
+        st.plotly_chart(plot_leaderboard(board.frame, metric=metric), key="leaderboard-figure")
+        st.caption(lb.FIGURE_CAPTION)
+        st.dataframe(lb.table_frame(board.frame), hide_index=True, key="leaderboard-table")
+        st.caption(lb.TABLE_CAPTION)
+        lb.pairwise_section(board)
+        lb.downloads(board, subject, alpha, lam, knn)
+lb.write_url(alpha)
