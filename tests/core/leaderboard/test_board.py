@@ -1,0 +1,150 @@
+"""The leaderboard on a labelled audit: the right clean ranking, every number recomputed from `jecs select --out`."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from jecs_cli import main
+from jecs_core import ResultsTable, load_results, load_scores
+from jecs_core.leaderboard import LEADERBOARD_COLUMNS, LeaderboardWarning, leaderboard, results_from_frame
+
+
+def _wilson(s: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The textbook form: (p + z^2/2n +- z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)."""
+    p = s / n
+    centre, half = p + z * z / (2 * n), z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (centre - half) / (1 + z * z / n), (centre + half) / (1 + z * z / n)
+
+
+def _ranks(values) -> list[int]:
+    """Rank 1 = largest; ties share the best rank (counted by hand)."""
+    return [1 + sum(other > v for other in values) for v in values]
+
+
+@pytest.fixture(scope="module")
+def cli_run(audit, tmp_path_factory):
+    out = tmp_path_factory.mktemp("cli")
+    sel, keep, board_csv = out / "sel.csv", out / "keep.json", out / "board.csv"
+    assert main(["select", str(audit.scores), "--out", str(sel), "--no-diagnostics",
+                 "--lm-eval-samples", str(keep), "--task", "toy"]) == 0
+    assert main(["leaderboard", str(audit.scores), "--results", str(audit.results), "--out", str(board_csv)]) == 0
+    return (pd.read_csv(sel, dtype={"item_id": str}), json.loads(sel.with_suffix(".json").read_text()),
+            json.loads(keep.read_text()), pd.read_csv(board_csv))
+
+
+def test_contamination_turns_the_full_ranking_upside_down_and_the_clean_ranking_is_right(cli_run, audit):
+    _, _, _, board = cli_run
+    assert board["model"].tolist() == list(audit.models)
+    assert board["rank_all"].tolist() == [3, 2, 1]  # the most exposed model looks best
+    assert board["rank_clean"].tolist() == [1, 2, 3]  # the order of skill on unseen items
+
+
+def test_every_number_equals_a_direct_computation_from_the_selected_rows(cli_run, audit):
+    selection, sidecar, _, board = cli_run
+    chosen = set(selection.loc[selection["selected"] == 1, "item_id"])
+    clean = np.array([i in chosen for i in audit.test_ids])
+    bound = sidecar["post_hoc"]["max_contaminated"]
+    accuracy_all, accuracy_clean = [], []
+    for k, row in board.iterrows():
+        right = audit.correct[:, k]
+        s, n = int(right[clean].sum()), int(clean.sum())
+        accuracy_all.append(right.mean())
+        accuracy_clean.append(s / n)
+        assert (row.n_all, row.n_clean) == (len(right), n)
+        assert row.accuracy_all == pytest.approx(right.mean(), abs=1e-12)
+        assert row.accuracy_clean == pytest.approx(s / n, abs=1e-12)
+        assert (row.ci_low, row.ci_high) == pytest.approx(_wilson(s, n), abs=1e-9)
+        assert row.inflation == pytest.approx(right.mean() - s / n, abs=1e-12)
+        # The bound's extremes: the X contaminated items were all answered right (low) or all wrong (high).
+        assert row.bound_low == pytest.approx((s - min(bound, s)) / (n - bound), abs=1e-12)
+        assert row.bound_high == pytest.approx((s - max(0, bound - (n - s))) / (n - bound), abs=1e-12)
+        assert row.inflation_low <= row.inflation <= row.inflation_high
+    assert board["rank_all"].tolist() == _ranks(accuracy_all)
+    assert board["rank_clean"].tolist() == _ranks(accuracy_clean)
+
+
+def test_lm_eval_samples_lists_exactly_the_selected_ids(cli_run):
+    selection, _, keep, _ = cli_run
+    assert list(keep) == ["toy"]
+    assert keep["toy"] == selection.loc[selection["selected"] == 1, "item_id"].tolist()
+
+
+def test_the_clean_set_is_the_selection_of_every_rule_at_the_same_settings(audit, tmp_path):
+    table, results = load_scores(audit.scores), load_results(audit.results)
+    for method, alpha in (("jmcs", 0.05), ("storey-maxp", 0.2)):
+        sel = tmp_path / f"{method}.csv"
+        assert main(["select", str(audit.scores), "--out", str(sel), "--method", method, "--alpha", str(alpha),
+                     "--no-diagnostics"]) == 0
+        expected = pd.read_csv(sel)["selected"].to_numpy(dtype=bool)
+        board = leaderboard(table, results, method=method, alpha=alpha)
+        assert np.array_equal(board.selected, expected)
+        assert board.frame["n_clean"].tolist() == [int(expected.sum())] * table.K
+
+
+def test_pairwise_differences_on_the_clean_items_are_significant_and_ordered(audit):
+    board = leaderboard(load_scores(audit.scores), load_results(audit.results))
+    pairs = board.pairwise
+    assert list(zip(pairs["model_a"], pairs["model_b"])) == [("m0", "m1"), ("m0", "m2"), ("m1", "m2")]
+    assert pairs["significant"].all() and (pairs["p_holm"] >= pairs["p_value"]).all()
+    assert set(pairs["test"]) == {"exact McNemar"}
+
+
+def test_mismatches_are_counted_warnings_and_the_rest_is_unchanged(audit):
+    table = load_scores(audit.scores)
+    long = pd.read_csv(audit.results, dtype={"item_id": str})
+    extra = pd.DataFrame({"item_id": [audit.calibration_ids[0]] * 3 + ["nowhere"] * 3, "model": list(audit.models) * 2,
+                          "correct": 1})
+    dropped = long.drop(index=long.index[(long["model"] == "m1") & long["item_id"].isin(audit.test_ids[:5])])
+    results = results_from_frame(pd.concat([dropped, extra]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        board = leaderboard(table, results)
+    lines = board.warnings
+    assert [str(w.message) for w in caught if w.category is LeaderboardWarning] == list(lines)
+    assert any(line.startswith("1 item(s) with results are calibration items") for line in lines)
+    assert any(line.startswith("1 item(s) with results are not in the score table (first: 'nowhere')") for line in lines)
+    assert any("model 'm1' has no result for 5 of the 3000 test items" in line for line in lines)
+    assert board.frame.loc[1, "n_all"] == 2995 and board.frame.loc[0, "n_all"] == 3000
+    assert board.frame.loc[0, "accuracy_all"] == pytest.approx(audit.correct[:, 0].mean())
+
+
+def test_model_mismatches_are_one_line_errors(audit):
+    table, results = load_scores(audit.scores), load_results(audit.results)
+    renamed = ResultsTable(models=("m0", "m1", "gpt"), item_ids=results.item_ids, values=results.values)
+    with pytest.raises(ValueError, match=r"model\(s\) \['gpt'\] are not in the score table"):
+        leaderboard(table, renamed)
+    fewer = ResultsTable(models=("m0", "m1"), item_ids=results.item_ids, values=results.values[:, :2])
+    with pytest.raises(ValueError, match=r"no results for model\(s\) \['m2'\]"):
+        leaderboard(table, fewer)
+    with pytest.raises(ValueError, match="alpha"):
+        leaderboard(table, results, alpha=1.5)
+    with pytest.raises(ValueError, match="method must be one of"):
+        leaderboard(table, results, method="nope")
+
+
+def test_an_empty_clean_subset_gives_a_frame_without_clean_numbers(audit):
+    table, results = load_scores(audit.scores), load_results(audit.results)
+    board = leaderboard(table, results, method="jmcs", alpha=1e-6)
+    assert board.n_clean == 0 and board.frame["accuracy_clean"].isna().all()
+    assert board.frame[["ci_low", "ci_high", "bound_low", "bound_high"]].isna().all().all()
+    assert list(board.frame.columns) == list(LEADERBOARD_COLUMNS)
+
+
+def test_the_range_holds_the_truly_clean_accuracy_with_the_promised_confidence(audit_factory, tmp_path):
+    """Fresh audits: some model's truly clean accuracy leaves its range in at most about delta of the runs."""
+    runs, delta, misses, misses_without_bound = 40, 0.1, 0, 0
+    for seed in range(runs):
+        audit = audit_factory(tmp_path / str(seed), seed=100 + seed, n_test=800, n_cal=300)
+        board = leaderboard(load_scores(audit.scores), load_results(audit.results), alpha=0.2, delta=delta)
+        truly = board.selected & ~audit.members.any(axis=1)
+        accuracy = audit.correct[truly].mean(axis=0)
+        frame = board.frame
+        misses += bool(((accuracy < frame["bound_low"] - 1e-12) | (accuracy > frame["bound_high"] + 1e-12)).any())
+        misses_without_bound += bool((np.abs(accuracy - frame["accuracy_clean"]) > 1e-12).any())
+    assert misses <= runs * delta + 2 * np.sqrt(runs * delta * (1 - delta))
+    assert misses_without_bound > runs / 2  # the selection does hold contaminated items: the range matters
