@@ -8,36 +8,53 @@ Benchmarking Multiple Large Language Models" (Liu, Zeng, Wei).
 
 __version__ = "0.1.0"
 
-from .compare import METHOD_LABELS, VALID_METHODS, Comparison, compare_methods, compare_pvalues
-from .conformal import conformal_pvalues, table_pvalues
-from .contract import MIN_CALIBRATION, calibration_warnings, validate_frame
-from .data import ScoreTable, ScoreTableError, load_scores, load_scores_bytes, table_from_frame
-from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, default_knn, fit_envelope
+# Public names, by the module that defines them.  They are imported on first use
+# (PEP 562 module __getattr__), so ``import jecs_core`` does not pay for scipy.stats,
+# pandas or pyarrow until a name that needs them is touched; tests/core/test_lazy_imports.py
+# checks every name in __all__ resolves and appears here.  The evaluator function stays at
+# jecs_core.evaluate.evaluate and the leaderboard function at jecs_core.leaderboard.leaderboard:
+# a top-level name would shadow the subpackage.
+_LAZY_NAMES = {
+    "compare": ("METHOD_LABELS", "VALID_METHODS", "Comparison", "compare_methods", "compare_pvalues"),
+    "conformal": ("conformal_pvalues", "table_pvalues"),
+    "contract": ("MIN_CALIBRATION", "calibration_warnings", "validate_frame"),
+    "data": ("ScoreTable", "ScoreTableError", "load_scores", "load_scores_bytes", "table_from_frame"),
+    "envelope": ("DEFAULT_LAMBDA_GRID", "Envelope", "LambdaGrid", "default_knn", "fit_envelope"),
+    "evaluate": ("Evaluation", "format_evaluation", "format_sweep", "sweep_k", "sweep_knn", "sweep_lambda",
+                 "sweep_rho"),
+    "export": ("selection_frame", "selection_metadata", "selection_warnings", "write_selection"),
+    "leaderboard": ("Leaderboard", "ResultsTable", "load_results", "load_results_bytes"),
+    "metrics": ("SelectionMetrics", "contaminated_items", "gcp", "power", "selection_metrics"),
+    "multitest": ("StepUpResult", "benjamini_hochberg", "bh_adjusted", "storey_bh"),
+    "posthoc": ("PostHocFit", "PostHocPath", "fit_post_hoc", "post_hoc_bound", "post_hoc_path"),
+    "rules": ("DEFAULT_METHOD", "METHODS", "REGISTRY", "Guarantee", "Rule", "get_rule", "select"),
+    "selection": ("JECSFallbackWarning", "JECSFit", "JECSResult", "JMCSResult", "PerModelResult", "fit_jecs",
+                  "intersection_selection", "jecs", "jmcs", "max_p", "union_selection"),
+}
+_MODULE_OF = {name: module for module, names in _LAZY_NAMES.items() for name in names}
 
-# The evaluator function stays at jecs_core.evaluate.evaluate: a top-level
-# name "evaluate" would shadow the jecs_core.evaluate subpackage.
-from .evaluate import Evaluation, format_evaluation, format_sweep, sweep_k, sweep_knn, sweep_lambda, sweep_rho
-from .export import selection_frame, selection_metadata, selection_warnings, write_selection
 
-# As with evaluate: the leaderboard function stays at jecs_core.leaderboard.leaderboard.
-from .leaderboard import Leaderboard, ResultsTable, load_results, load_results_bytes
-from .metrics import SelectionMetrics, contaminated_items, gcp, power, selection_metrics
-from .multitest import StepUpResult, benjamini_hochberg, bh_adjusted, storey_bh
-from .posthoc import PostHocFit, PostHocPath, fit_post_hoc, post_hoc_bound, post_hoc_path
-from .rules import DEFAULT_METHOD, METHODS, REGISTRY, Guarantee, Rule, get_rule, select
-from .selection import (
-    JECSFallbackWarning,
-    JECSFit,
-    JECSResult,
-    JMCSResult,
-    PerModelResult,
-    fit_jecs,
-    intersection_selection,
-    jecs,
-    jmcs,
-    max_p,
-    union_selection,
-)
+def __getattr__(name: str):
+    import importlib
+
+    module = _MODULE_OF.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(f".{module}", __name__), name)
+    else:
+        # A subpackage or module (jecs_core.evaluate, jecs_core.io, ...) reached as an attribute.
+        try:
+            value = importlib.import_module(f".{name}", __name__)
+        except ModuleNotFoundError as error:
+            if error.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "__version__",

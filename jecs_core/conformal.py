@@ -17,12 +17,11 @@ import numpy as np
 
 from ._validation import check_score_matrix
 
-# Below this many test cells the thread pool costs more than it saves.
+# Below this many test cells the thread pool costs more than it saves (decided by
+# benchmarks/bench_pvalues.py, which times the serial and threaded paths side by side).
+# Sorting each test column before the lookups is not done: its argsort costs more than the
+# cache misses it saves (the same benchmark times it).
 _PARALLEL_MIN_CELLS = 2_000_000
-# Above these sizes, sorting the test column before the lookups is faster (measured
-# on a 2-core machine: about 20% at m = 100,000, a loss below m = 20,000).
-_SORTED_KEYS_MIN_M = 20_000
-_SORTED_KEYS_MIN_N = 100_000
 
 
 def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generator | None = None) -> np.ndarray:
@@ -57,34 +56,30 @@ def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generat
     if rng is not None and not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator or None, got {type(rng).__name__}")
 
-    cal_sorted = np.sort(cal, axis=0)
     n, n_models = test.shape
     # Column-major output: each worker fills one contiguous column.
     out = np.empty((n, n_models), dtype=float, order="F")
-    sort_keys = m >= _SORTED_KEYS_MIN_M and n >= _SORTED_KEYS_MIN_N
-
-    def fill_column(k: int) -> None:
-        column, reference = test[:, k], cal_sorted[:, k]
-        if sort_keys:
-            # Sorted queries walk the calibration array in order instead of missing the
-            # cache on every lookup; worth the argsort once the calibration set is large.
-            order = np.argsort(column)
-            at_most = np.empty(n, dtype=np.int64)
-            at_most[order] = np.searchsorted(reference, column[order], side="right")
-        else:
-            at_most = np.searchsorted(reference, column, side="right")
-        if rng is None:
-            out[:, k] = (at_most + 1.0) / (m + 1)
-        else:
-            below = np.searchsorted(reference, column, side="left")
-            out[:, k] = below + uniforms[:, k] * (1 + at_most - below)
-            out[:, k] /= m + 1
-
     # Draw the tie-breaking uniforms up front so the result does not depend on threading.
     uniforms = rng.random((n, n_models)) if rng is not None else None
+
+    def fill_column(k: int) -> None:
+        # Each worker sorts its own calibration column (a contiguous copy sorts faster than
+        # numpy's strided sort along axis 0, and the sort runs in parallel with the others).
+        reference = np.sort(cal[:, k])
+        column, target = test[:, k], out[:, k]
+        at_most = np.searchsorted(reference, column, side="right")
+        if rng is None:
+            np.add(at_most, 1.0, out=target)
+        else:
+            below = np.searchsorted(reference, column, side="left")
+            np.add(1.0, at_most - below, out=target)
+            target *= uniforms[:, k]
+            target += below
+        target /= m + 1
+
     workers = min(n_models, os.cpu_count() or 1)
     if workers > 1 and test.size >= _PARALLEL_MIN_CELLS:
-        # searchsorted and argsort release the GIL, so threads use every core.
+        # searchsorted and sort release the GIL, so threads use every core.
         with ThreadPoolExecutor(max_workers=workers) as pool:
             list(pool.map(fill_column, range(n_models)))
     else:

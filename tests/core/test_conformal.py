@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats
 
+import jecs_core.conformal as conformal_mod
 from jecs_core import conformal_pvalues
 
 
@@ -45,7 +46,7 @@ def test_matches_brute_force_and_value_set(pair):
 
 @pytest.mark.parametrize("n, m, k", [(130_000, 300, 16), (100_000, 20_000, 2)])
 def test_large_inputs_take_the_fast_paths_and_agree(n, m, k):
-    # (130k x 16) crosses the threading cut-off; m = 20,000 takes the sorted-query path.
+    # (130k x 16) crosses the threading cut-off; the second case stays serial.
     rng = np.random.default_rng(0)
     test = np.round(rng.standard_normal((n, k)), 2)  # rounding keeps ties in play
     cal = np.round(rng.standard_normal((m, k)), 2)
@@ -54,6 +55,32 @@ def test_large_inputs_take_the_fast_paths_and_agree(n, m, k):
     np.testing.assert_array_equal(p, ref)
     randomized = conformal_pvalues(test, cal, rng=np.random.default_rng(1))
     assert np.all(randomized <= p) and np.all(randomized > 0)
+
+
+@given(
+    st.integers(1, 5).flatmap(
+        lambda k: st.tuples(
+            arrays(float, st.tuples(st.integers(1, 40), st.just(k)), elements=scores),
+            arrays(float, st.tuples(st.integers(1, 40), st.just(k)), elements=scores),
+            st.sampled_from(["C", "F"]),
+            st.integers(0, 2**32 - 1),
+        )
+    )
+)
+def test_threaded_path_is_bit_identical_to_the_serial_path(case):
+    test, cal, order, seed = case
+    test = np.asarray(test, order=order)
+    serial = conformal_pvalues(test, cal)
+    serial_random = conformal_pvalues(test, cal, rng=np.random.default_rng(seed))
+    threshold = conformal_mod._PARALLEL_MIN_CELLS
+    conformal_mod._PARALLEL_MIN_CELLS = 0  # every input takes the thread pool
+    try:
+        threaded = conformal_pvalues(test, cal)
+        threaded_random = conformal_pvalues(test, cal, rng=np.random.default_rng(seed))
+    finally:
+        conformal_mod._PARALLEL_MIN_CELLS = threshold
+    assert np.array_equal(serial, threaded) and np.array_equal(serial_random, threaded_random)
+    np.testing.assert_array_equal(serial, brute_force(test, cal))
 
 
 def test_exactly_uniform_under_exchangeability():

@@ -1,0 +1,110 @@
+"""Decide conformal_pvalues' branches by measurement: thread pool or not, sorted test keys or not.
+
+For each (n, m, K, signal) case, four ways to compute the same p-value matrix run
+interleaved round by round, and the median per-round ratio against the serial
+plain path is printed (wall time; CPU seconds beside it):
+
+- serial plain: per column, ``searchsorted`` the test column into the sorted
+  calibration column (the path below ``_PARALLEL_MIN_CELLS``);
+- threaded plain: the same, one column per thread (the path at and above it);
+- serial sorted keys: ``argsort`` each test column first and search the sorted
+  keys (the branch the module does not take; kept here to show why);
+- jecs_core.conformal_pvalues itself.
+
+Every variant is checked equal to the library's result before timing.
+
+Run:  python benchmarks/bench_pvalues.py [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from jecs_core import conformal_pvalues  # noqa: E402
+from jecs_core.conformal import _PARALLEL_MIN_CELLS  # noqa: E402
+
+CASES = [  # (n, m, K, signal)
+    (20_000, 1_000, 16, 4.0),
+    (125_000, 2_000, 16, 4.0),  # exactly the thread-pool cut-off in cells
+    (250_000, 20_000, 16, 4.0),
+    (1_000_000, 100_000, 16, 2.0),
+    (1_000_000, 100_000, 16, 4.0),
+]
+
+
+def plain(test, cal, threads: bool, sort_keys: bool = False) -> np.ndarray:
+    n, n_models = test.shape
+    m = cal.shape[0]
+    out = np.empty((n, n_models), order="F")
+
+    def column(k: int) -> None:
+        reference = np.sort(cal[:, k])
+        keys = test[:, k]
+        if sort_keys:
+            order = np.argsort(keys)
+            at_most = np.empty(n, dtype=np.int64)
+            at_most[order] = np.searchsorted(reference, keys[order], side="right")
+        else:
+            at_most = np.searchsorted(reference, keys, side="right")
+        out[:, k] = (at_most + 1.0) / (m + 1)
+
+    if threads:
+        with ThreadPoolExecutor(max_workers=min(n_models, os.cpu_count() or 1)) as pool:
+            list(pool.map(column, range(n_models)))
+    else:
+        for k in range(n_models):
+            column(k)
+    return out
+
+
+def timed(fn) -> tuple[float, float]:
+    start, start_cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - start, time.process_time() - start_cpu
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+    print(f"{os.cpu_count()} CPU(s), thread-pool cut-off {_PARALLEL_MIN_CELLS:,} cells, "
+          f"{args.rounds} interleaved rounds; ratios are wall time against serial plain (median of rounds)")
+    print(f"{'n':>10}{'m':>9}{'K':>4}{'mu':>5}  {'serial s':>9}{'threaded':>10}{'sorted keys':>13}"
+          f"{'library':>9}  {'load':>5}")
+    for n, m, k, signal in CASES:
+        rng = np.random.default_rng(0)
+        test = signal * (rng.random((n, k)) < 0.1) + rng.standard_normal((n, k))
+        cal = signal + rng.standard_normal((m, k))
+        variants = {
+            "serial": lambda: plain(test, cal, threads=False),
+            "threaded": lambda: plain(test, cal, threads=True),
+            "sorted keys": lambda: plain(test, cal, threads=False, sort_keys=True),
+            "library": lambda: conformal_pvalues(test, cal),
+        }
+        reference = conformal_pvalues(test, cal)
+        for name, fn in variants.items():
+            if not np.array_equal(fn(), reference):
+                raise AssertionError(f"{name} differs from conformal_pvalues at n={n}, m={m}")
+        wall = {name: [] for name in variants}
+        for _ in range(args.rounds):
+            for name, fn in variants.items():
+                wall[name].append(timed(fn)[0])
+        serial = statistics.median(wall["serial"])
+        ratio = {name: statistics.median(w / s for w, s in zip(wall[name], wall["serial"])) for name in variants}
+        print(f"{n:>10,}{m:>9,}{k:>4}{signal:>5.0f}  {serial:>9.3f}{ratio['threaded']:>9.2f}x"
+              f"{ratio['sorted keys']:>12.2f}x{ratio['library']:>8.2f}x  {os.getloadavg()[0]:>5.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
