@@ -139,8 +139,8 @@ def fit_post_hoc(pvalues, *, delta: float = 0.1, calibration_size: int | None = 
     p_max = max_p_vector(pvalues)
     m = None if calibration_size is None else check_positive_int(calibration_size, "calibration_size")
     grid = None if m is None else grid_index(p_max, m)
-    if grid is not None and grid.size and grid.min() < 1:
-        grid = None  # a p-value of 0 is not a conformal p-value
+    if grid is not None and (grid.size == 0 or grid.min() < 1):
+        grid = None  # a p-value of 0 is not a conformal p-value; an empty table needs no urn
     order = np.argsort(p_max, kind="stable")
     sorted_p = p_max[order]
     simes_delta = delta if grid is None else delta / 2
