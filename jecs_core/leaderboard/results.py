@@ -92,7 +92,9 @@ def _numeric(column: pd.Series, source: str, name: str) -> np.ndarray:
     bad = values.isna().to_numpy() | ~np.isfinite(values.to_numpy(dtype=float, na_value=np.nan))
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{source}: column {name!r} row {row + 1} holds {column.iloc[row]!r}; "
+        cell = column.iloc[row]
+        shown = "an empty cell" if pd.isna(cell) else repr(cell.item() if hasattr(cell, "item") else cell)
+        raise ValueError(f"{source}: column {name!r} row {row + 1} holds {shown}; "
                          f"expected a finite number in every row ({int(bad.sum())} such row(s))")
     return values.to_numpy(dtype=float)
 

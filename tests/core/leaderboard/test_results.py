@@ -1,0 +1,150 @@
+"""Per-item results in: long, wide and lm-eval sample logs give the same table; every mismatch is one line."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jecs_core import load_results, load_results_bytes
+from jecs_core.leaderboard import lm_eval_samples, results_from_frame, write_lm_eval_samples
+
+MODELS = ("alpha", "beta")
+VALUES = np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
+IDS = ["3", "10", "7"]
+
+
+def _long() -> pd.DataFrame:
+    return pd.DataFrame({"item_id": np.repeat(IDS, 2), "model": list(MODELS) * 3, "correct": VALUES.reshape(-1)})
+
+
+def _wide() -> pd.DataFrame:
+    return pd.DataFrame({"item_id": IDS, "correct_alpha": VALUES[:, 0], "correct_beta": VALUES[:, 1]})
+
+
+def _log(path, values, *, metric="acc", filters=("none",), ids=IDS):
+    with open(path, "w") as handle:
+        for doc_id, value in zip(ids, values):
+            for name in filters:
+                row = {"doc_id": int(doc_id), "doc": {"question": f"q{doc_id}", "uid": f"u{doc_id}"}, "filter": name,
+                       "metrics": [metric], "target": "x", "resps": [["y"]], metric: value}
+                handle.write(json.dumps(row) + "\n")
+    return path
+
+
+def _same(table, ids=IDS, values=VALUES):
+    assert table.models == MODELS
+    assert list(table.item_ids) == list(ids)
+    np.testing.assert_array_equal(table.values, values)
+
+
+def test_long_wide_parquet_bytes_and_logs_give_the_same_table(tmp_path):
+    _long().to_csv(tmp_path / "long.csv", index=False)
+    _wide().to_parquet(tmp_path / "wide.parquet")
+    _same(load_results(tmp_path / "long.csv"))
+    _same(load_results(str(tmp_path / "wide.parquet")))
+    _same(load_results_bytes((tmp_path / "long.csv").read_bytes(), "long.csv"))
+    _same(load_results_bytes((tmp_path / "wide.parquet").read_bytes(), "wide.parquet"))
+    logs = {m: _log(tmp_path / f"samples_toy_{m}.jsonl", VALUES[:, k]) for k, m in enumerate(MODELS)}
+    _same(load_results([f"{m}={p}" for m, p in logs.items()]))
+    _same(load_results(logs))
+    one = load_results_bytes(logs["beta"].read_bytes(), "samples_toy.jsonl", model="beta")
+    np.testing.assert_array_equal(one.values[:, 0], VALUES[:, 1])
+
+
+def test_a_directory_of_model_directories_as_lm_eval_writes_them(tmp_path):
+    for k, model in enumerate(MODELS):
+        (tmp_path / model).mkdir()
+        _log(tmp_path / model / "samples_toy_2026-01-01T00-00-00.jsonl", VALUES[:, k])
+    _same(load_results(tmp_path))
+    _same(load_results([f"{m}={tmp_path / m}" for m in MODELS]))
+
+
+def test_metric_id_field_and_filter_choose_what_is_read(tmp_path):
+    frame = _long().rename(columns={"correct": "f1"})
+    frame["f1"] = frame["f1"] * 0.5
+    table = results_from_frame(frame, metric="f1")
+    assert table.metric == "f1" and not table.binary
+    np.testing.assert_array_equal(table.values, VALUES * 0.5)
+    path = _log(tmp_path / "samples.jsonl", [0.5, 1, 0], metric="exact_match", filters=("strict", "flex"))
+    with pytest.raises(ValueError, match=r"item '3' appears twice; the log has filters \['flex', 'strict'\]"):
+        load_results([f"a={path}"], metric="exact_match")
+    table = load_results([f"a={path}"], metric="exact_match,strict", id_field="uid")
+    assert list(table.item_ids) == ["u3", "u10", "u7"] and table.values[:, 0].tolist() == [0.5, 1.0, 0.0]
+
+
+@pytest.mark.parametrize(("frame", "message"), [
+    (_long().iloc[[0, 0, 1]], r"item '3' has more than one 'correct' for model 'alpha'"),
+    (_long().assign(correct=["1", "x", "0", "1", "1", "0"]), r"column 'correct' row 2 holds 'x'"),
+    (_long().assign(correct=[1, np.nan, 0, 1, 1, 0]), r"column 'correct' row 2 holds an empty cell"),
+    (_long().drop(columns="correct"), r"no 'correct' column in the long layout"),
+    (_wide().drop(columns="item_id"), r"no 'item_id' column"),
+    (_wide().rename(columns={"correct_alpha": "acc_alpha", "correct_beta": "acc_beta"}), r"no 'model' column and no correct_<model>"),
+    (pd.concat([_wide(), _wide().iloc[:1]]), r"item_id '3' appears in more than one row"),
+    (_long().assign(item_id=["3", "3", "", "", "7", "7"]), r"column 'item_id' row 3 is empty"),
+])
+def test_bad_tables_are_one_line_errors_naming_the_column(frame, message):
+    with pytest.raises(ValueError, match=message) as caught:
+        results_from_frame(frame, source="r.csv")
+    assert "\n" not in str(caught.value) and str(caught.value).startswith("r.csv")
+
+
+def test_bad_sources_and_logs_are_one_line_errors(tmp_path):
+    _long().to_csv(tmp_path / "long.csv", index=False)
+    log = _log(tmp_path / "samples_toy.jsonl", VALUES[:, 0])
+    cases = [
+        (lambda: load_results(tmp_path / "long.csv", models=["alpha", "gamma"]), r"no results for model\(s\) \['gamma'\]"),
+        (lambda: load_results(log), r"is an lm-eval sample log; name its model: MODEL="),
+        (lambda: load_results(tmp_path / "long.csv", id_field="uid"), r"id_field applies to lm-eval sample logs only"),
+        (lambda: load_results([f"a={log}", str(tmp_path / "long.csv")]), r"mix of MODEL=PATH sample logs and plain paths"),
+        (lambda: load_results([f"a={log}", f"a={log}"]), r"model\(s\) \['a'\] given more than once"),
+        (lambda: load_results([f"a={log}"], metric="f1"), r"line 1: no per-sample metric 'f1'; this log has \['acc'\]"),
+        (lambda: load_results([f"a={log}"], id_field="nope"), r"the doc has no field 'nope'"),
+        (lambda: load_results([f"a={tmp_path / 'missing.jsonl'}"]), r"missing.jsonl: file not found"),
+        (lambda: load_results(tmp_path / "missing.csv"), r"file not found"),
+        (lambda: load_results_bytes(log.read_bytes(), "s.jsonl"), r"needs its model's name"),
+        (lambda: load_results_bytes(b"{not json\n", "s.jsonl", model="a"), r"s.jsonl line 1: not valid JSON"),
+        (lambda: load_results_bytes(b'{"doc_id": 1, "acc": "yes"}\n', "s.jsonl", model="a"), r"metric 'acc' is 'yes'"),
+        (lambda: load_results_bytes(b"\n", "s.jsonl", model="a"), r"s.jsonl: no samples"),
+        (lambda: load_results(42), r"source must be a results file"),
+        (lambda: results_from_frame(_long(), metric=""), r"metric must be a non-empty column name"),
+    ]
+    for call, message in cases:
+        with pytest.raises(ValueError, match=message) as caught:
+            call()
+        assert "\n" not in str(caught.value)
+
+
+def test_a_directory_with_several_logs_of_one_model_is_refused(tmp_path):
+    for stamp in ("a", "b"):
+        _log(tmp_path / f"samples_toy_{stamp}.jsonl", VALUES[:, 0])
+    with pytest.raises(ValueError, match=r"expected one samples_\*.jsonl file in this directory, found 2"):
+        load_results([f"m={tmp_path}"])
+
+
+def test_lm_eval_samples_are_integers_only_when_every_id_is_one(tmp_path):
+    assert lm_eval_samples(["3", "10", "-2"], task="toy") == {"toy": [3, 10, -2]}
+    assert lm_eval_samples(["3", "t10"], task="toy") == {"toy": ["3", "t10"]}
+    assert lm_eval_samples([], task="toy") == {"toy": []}
+    with pytest.raises(ValueError, match="task must be a non-empty lm-eval task name"):
+        lm_eval_samples(["1"], task=" ")
+    path = write_lm_eval_samples(tmp_path / "keep.json", np.array(["5", "1"]), task="toy")
+    assert json.loads(path.read_text()) == {"toy": [5, 1]}
+    with pytest.raises(ValueError, match=r"must end in \.json"):
+        write_lm_eval_samples(tmp_path / "keep.txt", ["1"], task="toy")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.sampled_from(["a", "b", "c"]), st.integers(0, 1)),
+                min_size=1, max_size=40, unique_by=lambda row: row[:2]))
+def test_long_and_its_round_trip_hold_every_pair_once(rows):
+    frame = pd.DataFrame(rows, columns=["item_id", "model", "correct"]).astype({"item_id": str})
+    table = results_from_frame(frame)
+    assert int((~np.isnan(table.values)).sum()) == len(frame)
+    back = table.to_frame().sort_values(["item_id", "model"]).reset_index(drop=True)
+    expected = frame.sort_values(["item_id", "model"]).reset_index(drop=True).astype({"correct": float})
+    pd.testing.assert_frame_equal(back, expected, check_dtype=False)
