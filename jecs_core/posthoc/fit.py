@@ -141,16 +141,17 @@ def fit_post_hoc(pvalues, *, delta: float = 0.1, calibration_size: int | None = 
     grid = None if m is None else grid_index(p_max, m)
     if grid is not None and (grid.size == 0 or grid.min() < 1):
         grid = None  # a p-value of 0 is not a conformal p-value; an empty table needs no urn
-    order = np.argsort(p_max, kind="stable")
-    sorted_p = p_max[order]
+    # Steps and grid indices are nondecreasing in p, so the sorted values give their sorted copies
+    # without an argsort.
+    sorted_p = np.sort(p_max)
     simes_delta = delta if grid is None else delta / 2
     h = hommel_h(sorted_p, simes_delta)
     steps = u_index(p_max, h=h, delta=simes_delta)
-    top = top_set_max_null(steps[order])
+    top = top_set_max_null(u_index(sorted_p, h=h, delta=simes_delta))
     if grid is None:
         return PostHocFit(delta, METHOD, p_max, h, steps, top, None, sorted_p, None)
     levels, thresholds = urn_template(p_max.shape[0], m, delta / 2)
-    top = np.minimum(top, urn_top_sets(grid[order], levels, thresholds))
+    top = np.minimum(top, urn_top_sets(np.sort(grid), levels, thresholds))
     return PostHocFit(delta, URN_METHOD, p_max, h, steps, top, m, sorted_p, (grid, levels, thresholds))
 
 
