@@ -151,7 +151,7 @@ def fit_post_hoc(pvalues, *, delta: float = 0.1, calibration_size: int | None = 
     if grid is None:
         return PostHocFit(delta, METHOD, p_max, h, steps, top, None, sorted_p, None)
     levels, thresholds = urn_template(p_max.shape[0], m, delta / 2)
-    top = np.minimum(top, urn_top_sets(np.sort(grid), levels, thresholds))
+    top = np.minimum(top, urn_top_sets(grid_index(sorted_p, m), levels, thresholds))
     return PostHocFit(delta, URN_METHOD, p_max, h, steps, top, m, sorted_p, (grid, levels, thresholds))
 
 
