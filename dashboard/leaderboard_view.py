@@ -5,20 +5,14 @@ picks at the same α (the shared ``alpha`` and ``method`` keys), from per-item r
 the ones a sample ships (``Sample.results_file``) or a file the user uploads.  Every
 number comes from :func:`jecs_core.leaderboard.leaderboard`; nothing is computed here.
 
-Uploaded results belong to the session that uploaded them: they are parsed in memory and
-held process-wide only under an unguessable token (``?results=<token>``), so F5 or a
-shared link finds them and no other session can.  When the active data set has neither
+Uploads are taken in by :mod:`dashboard.leaderboard_results` (per session). When the active data set has neither
 shipped nor uploaded results, the page shows the shipped leaderboard sample instead and
 says so.
 """
 
 from __future__ import annotations
 
-import hashlib
-import secrets
-import threading
 import warnings
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import partial
 
@@ -27,64 +21,27 @@ import streamlit as st
 
 from jecs_core import DEFAULT_METHOD, REGISTRY, ScoreTable
 from jecs_core.io import csv_bytes
-from jecs_core.leaderboard import LeaderboardWarning, leaderboard, load_results_bytes
+from jecs_core.leaderboard import LeaderboardWarning, leaderboard
 
 from . import compute, samples, state
+from .leaderboard_results import LOG_ID_FIELD, LOG_MODELS, RESULTS, ResultsFile, held
 from .plain import escape
 from .report import ReportInputs, build_report
 from .select_view import METHOD
 
 # METHOD is shared with the Select page: the clean subset is its selection.
 METRIC = "jecs.lb_metric"
-RESULTS = "jecs.lb_results"  # this session's uploaded results (a ResultsFile)
-RESULTS_SIGNATURE = "jecs.lb_results_signature"
-RESULTS_PAYLOAD = "jecs.lb_results_payload"  # a (name, bytes) pair placed here loads like an upload (tests)
 URL_LOADED = "jecs.lb_url_loaded"
-DEFAULT_METRIC = "correct"
-RESULT_TYPES = ("csv", "parquet", "jsonl")
 URL_RESULTS, URL_METRIC = "results", "metric"
-
-
-@dataclass(frozen=True)
-class ResultsFile:
-    """Per-item results as bytes, named; ``key`` identifies the content (cache key, never the name)."""
-
-    name: str
-    data: bytes
-    origin: str  # "sample" or "upload"
-
-    @property
-    def key(self) -> str:
-        return hashlib.sha256(self.data).hexdigest()[:24]
-
-
-HELD_CAPACITY = 8
-_HELD: OrderedDict[str, ResultsFile] = OrderedDict()
-_HELD_LOCK = threading.Lock()
-
-
-def _hold(item: ResultsFile) -> str:
-    token = secrets.token_urlsafe(16)
-    with _HELD_LOCK:
-        _HELD[token] = item
-        while len(_HELD) > HELD_CAPACITY:
-            _HELD.popitem(last=False)
-    return token
-
-
-def _held(token: str) -> ResultsFile | None:
-    with _HELD_LOCK:
-        item = _HELD.get(token)
-        if item is not None:
-            _HELD.move_to_end(token)
-        return item
 
 
 def restore_state() -> None:
     """Keep the page's values across pages and, once per session, read ``alpha``, ``method``, ``metric``, ``results``."""
     s = st.session_state
     s[METHOD] = s.get(METHOD, DEFAULT_METHOD)
-    s[METRIC] = s.get(METRIC, DEFAULT_METRIC)
+    s[METRIC] = s.get(METRIC, "")
+    s[LOG_MODELS] = s.get(LOG_MODELS, "")
+    s[LOG_ID_FIELD] = s.get(LOG_ID_FIELD, "")
     if s.get(URL_LOADED):
         return
     s[URL_LOADED] = True
@@ -101,7 +58,7 @@ def restore_state() -> None:
         s[METRIC] = str(q[URL_METRIC])[:100]
     token = q.get(URL_RESULTS)
     if token:
-        item = _held(token)
+        item = held(token)
         if item is not None:
             s[RESULTS] = (token, item)
         else:
@@ -112,7 +69,11 @@ def restore_state() -> None:
 def write_url(alpha: float) -> None:
     """The page's state in the address bar (the data set is the frame's)."""
     s = st.session_state
-    wanted = {"alpha": f"{alpha:g}", "method": s[METHOD], URL_METRIC: s[METRIC]}
+    wanted = {"alpha": f"{alpha:g}", "method": s[METHOD]}
+    if s[METRIC].strip():
+        wanted[URL_METRIC] = s[METRIC].strip()
+    elif URL_METRIC in st.query_params:
+        del st.query_params[URL_METRIC]
     upload = s.get(RESULTS)
     if upload is not None:
         wanted[URL_RESULTS] = upload[0]
@@ -121,29 +82,6 @@ def write_url(alpha: float) -> None:
     changed = {k: v for k, v in wanted.items() if st.query_params.get(k) != v}
     if changed:
         st.query_params.update(changed)
-
-
-def take_upload(uploaded) -> None:
-    """Hold a newly uploaded results file for this session (``uploaded``: Streamlit's file, or ``None``)."""
-    s = st.session_state
-    payload = s.pop(RESULTS_PAYLOAD, None)
-    if payload is not None:
-        name, data = payload
-    elif uploaded is not None:
-        name, data = uploaded.name, uploaded.getvalue()
-    else:
-        return
-    signature = hashlib.sha256(data).hexdigest() + name
-    if s.get(RESULTS_SIGNATURE) == signature:
-        return
-    item = ResultsFile(str(name), bytes(data), "upload")
-    s[RESULTS] = (_hold(item), item)
-    s[RESULTS_SIGNATURE] = signature
-
-
-def forget_upload() -> None:
-    st.session_state.pop(RESULTS, None)
-    st.session_state.pop(RESULTS_SIGNATURE, None)
 
 
 @dataclass(frozen=True)
@@ -187,7 +125,7 @@ def subject(data: state.ActiveData) -> Subject:
 @st.cache_resource(show_spinner="Ranking the models...", max_entries=32)
 def _board(data_key: str, results_key: str, metric: str, alpha: float, method: str, lam, knn,
            _table: ScoreTable, _results: ResultsFile):
-    results = load_results_bytes(_results.data, _results.name, metric=metric)
+    results = _results.load(metric or None)
     with warnings.catch_warnings():  # the mismatches are on the board (``warnings``) and shown on the page
         warnings.simplefilter("ignore", LeaderboardWarning)
         return leaderboard(_table, results, alpha=alpha, method=method, lam=lam, knn=knn,

@@ -8,6 +8,7 @@ differences, and the downloads (leaderboard CSV, the audit report with a leaderb
 
 import streamlit as st
 
+from dashboard import leaderboard_results as lr
 from dashboard import leaderboard_view as lb
 from dashboard import state
 from dashboard.figures.leaderboard import plot_leaderboard
@@ -23,16 +24,24 @@ st.caption("Rank the models on the items the selection rule certifies as clean f
 
 with st.container(border=True):
     left, right = st.columns([2, 1.2], gap="large")
-    uploaded = left.file_uploader("Per-item results (long CSV/Parquet `item_id, model, <metric>`, wide "
-                                  "`item_id, <metric>_<model>`, or lm-eval samples JSONL)", type=list(lb.RESULT_TYPES),
+    uploaded = left.file_uploader("Per-item results: a long table `item_id, model, <metric>`, a wide one "
+                                  "`item_id, <metric>_<model>` (CSV or Parquet), or lm-eval `--log_samples` logs "
+                                  "(one JSONL per model)", type=list(lr.RESULT_TYPES), accept_multiple_files=True,
                                   key="jecs.lb_upload",
-                                  help="One row per test item and model; the models must be the score table's.")
-    lb.take_upload(uploaded)
-    right.text_input("Metric (a numeric per-item column)", key=lb.METRIC,
-                     help="`correct` by default; any numeric per-item metric such as `exact_match` or `f1`. "
-                          "For a metric that is not 0/1, 'accuracy' is its mean.")
-    if st.session_state.get(lb.RESULTS) is not None:
-        right.button("Use the sample's results", on_click=lb.forget_upload, icon=":material/undo:")
+                                  help="Results for the test items of the data set's models; model names must match.")
+    right.text_input("Metric", key=lb.METRIC, placeholder="correct (tables), acc (lm-eval logs)",
+                     help="A numeric per-item column or log key, e.g. `exact_match` or `f1`; for a metric "
+                          "that is not 0/1, 'accuracy' is its mean.")
+    with right.expander("lm-eval sample logs"):
+        st.text_input("Models of the sample logs", key=lr.LOG_MODELS, placeholder="model-a, model-b, ...",
+                      help="The model of each uploaded log, comma-separated, in upload order.")
+        st.text_input("Item id field of doc", key=lr.LOG_ID_FIELD, placeholder="doc_id",
+                      help="A field of each sample's `doc` that holds the item id; empty: `doc_id`.")
+    upload_problem = lr.take_upload(uploaded)
+    if upload_problem:
+        lb.error_line(upload_problem)
+    if st.session_state.get(lr.RESULTS) is not None:
+        right.button("Use the sample's results", on_click=lr.forget_upload, icon=":material/undo:")
 
 subject = lb.subject(data)
 if subject.fallback:
@@ -47,7 +56,7 @@ controls[1].selectbox("Selection rule", METHODS, key=lb.METHOD, format_func=meth
                       help="The rule whose selection is the clean subset (shared with the Select page).")
 alpha = round(float(st.session_state[state.ALPHA]), 4)
 lam, knn = state.lambda_setting(), state.knn_setting()
-metric = str(st.session_state[lb.METRIC]).strip() or lb.DEFAULT_METRIC
+metric = str(st.session_state[lb.METRIC]).strip()
 
 if subject.results is None:
     st.info("Upload per-item results of this data set's models to rank them.", icon=":material/upload_file:")
@@ -59,7 +68,7 @@ else:
     else:
         lb.warning_lines(board)
         lb.summary_cards(board)
-        st.plotly_chart(plot_leaderboard(board.frame, metric=metric), key="leaderboard-figure")
+        st.plotly_chart(plot_leaderboard(board.frame, metric=board.metric), key="leaderboard-figure")
         st.caption(lb.FIGURE_CAPTION)
         st.dataframe(lb.table_frame(board.frame), hide_index=True, key="leaderboard-table")
         st.caption(lb.TABLE_CAPTION)
