@@ -1,0 +1,94 @@
+"""``jecs leaderboard`` and ``jecs select --lm-eval-samples``: the printed table, the files, one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from jecs_cli import main
+from jecs_core import load_scores
+
+SAMPLE = "sample_data/synthetic_k4.csv"
+SAMPLE_PATH = str(Path(__file__).resolve().parents[3] / SAMPLE)  # for tests that run in another directory
+
+
+@pytest.fixture(scope="module")
+def results_csv(tmp_path_factory):
+    table = load_scores(SAMPLE)
+    rng = np.random.default_rng(2)
+    # Model m2 is much better on every item, so its lead on the clean subset is significant.
+    skill = np.array([0.5, 0.5, 0.9, 0.5])
+    wide = pd.DataFrame({"item_id": table.test_ids,
+                         **{f"correct_{m}": (rng.random(table.n) < skill[k]).astype(int) for k, m in enumerate(table.models)}})
+    path = tmp_path_factory.mktemp("results") / "wide.csv"
+    wide.to_csv(path, index=False)
+    return path
+
+
+def test_prints_the_table_and_writes_both_files(results_csv, tmp_path, capsys):
+    out, pairs = tmp_path / "board.csv", tmp_path / "pairs.parquet"
+    assert main(["leaderboard", SAMPLE, "--results", str(results_csv), "--alpha", "0.2", "--out", str(out),
+                 "--pairwise-out", str(pairs)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[1].startswith("clean subset: Storey-BH on max-p at alpha = 0.2: ")
+    assert "with 90% confidence (post-hoc bound)" in printed[1]
+    board = pd.read_csv(out)
+    best = printed[3].split()
+    assert best[:2] == ["1", "m2"] and board.set_index("model").loc["m2", "rank_clean"] == 1
+    assert any(line.startswith("  m2 > ") for line in printed)
+    assert set(pd.read_parquet(pairs)["model_a"]) >= {"m2"} and len(pd.read_parquet(pairs)) == 6
+    assert all(line == line.rstrip() for line in printed)
+
+
+def test_mismatch_warnings_go_to_stderr_one_line_each(results_csv, tmp_path, capsys):
+    frame = pd.read_csv(results_csv, dtype={"item_id": str}).iloc[5:]
+    frame = pd.concat([frame, frame.iloc[:1].assign(item_id="c0")])
+    path = tmp_path / "partial.csv"
+    frame.to_csv(path, index=False)
+    assert main(["leaderboard", SAMPLE, "--results", str(path)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert "jecs leaderboard: 1 item(s) with results are calibration items; they are not part of the benchmark and are not ranked" in err
+    assert sum("has no result for 5 of the 840 test items" in line for line in err) == 4
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--results", "missing.csv"], "missing.csv: file not found"),
+    (["--results", "{wide}", "--metric", "f1"], "no 'model' column and no f1_<model> column"),
+    (["--results", "{wide}", "--out", "board.txt"], "--out: board.txt must end in .csv or .parquet"),
+    (["--results", "{wide}", "--out", "{wide}"], "is the input file"),
+    (["--results", "{wide}", "--out", "same.csv", "--pairwise-out", "same.csv"], "name the same file"),
+    (["--results", "a=nowhere.jsonl"], "nowhere.jsonl: file not found"),
+    (["--results", "{wide}", "--covariates", ""], "--covariates"),
+])
+def test_bad_arguments_are_one_line_errors(argv, message, results_csv, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    argv = [str(results_csv) if a == "{wide}" else a for a in argv]
+    assert main(["leaderboard", SAMPLE_PATH, *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("jecs leaderboard: error: ") and message in err and err.count("\n") == 1
+
+
+def test_select_writes_the_lm_eval_samples_of_the_exported_rule(tmp_path, capsys):
+    keep, sel = tmp_path / "keep.json", tmp_path / "sel.csv"
+    assert main(["select", SAMPLE, "--method", "jmcs", "--out", str(sel), "--no-diagnostics",
+                 "--lm-eval-samples", str(keep), "--task", "arc_easy"]) == 0
+    selection = pd.read_csv(sel, dtype={"item_id": str})
+    assert json.loads(keep.read_text()) == {"arc_easy": selection.loc[selection["selected"] == 1, "item_id"].tolist()}
+    assert "lm_eval --samples takes doc indices" in capsys.readouterr().out  # the sample's ids are t0, t1, ...
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--lm-eval-samples", "keep.json"], "--lm-eval-samples and --task go together"),
+    (["--task", "arc"], "--lm-eval-samples and --task go together"),
+    (["--lm-eval-samples", "keep.txt", "--task", "arc"], "must end in .json"),
+    (["--lm-eval-samples", "sel.json", "--task", "arc", "--out", "sel.csv"], "is also written as"),
+])
+def test_select_refuses_bad_lm_eval_samples_arguments_before_any_work(extra, message, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["select", SAMPLE_PATH, "--no-diagnostics", *extra]) == 2
+    out = capsys.readouterr()
+    assert message in out.err and out.out == "" and not list(tmp_path.iterdir())
