@@ -92,3 +92,22 @@ def test_select_refuses_bad_lm_eval_samples_arguments_before_any_work(extra, mes
     assert main(["select", SAMPLE_PATH, "--no-diagnostics", *extra]) == 2
     out = capsys.readouterr()
     assert message in out.err and out.out == "" and not list(tmp_path.iterdir())
+
+
+def test_results_may_be_repeated_or_listed(results_csv, tmp_path):
+    wide = pd.read_csv(results_csv, dtype={"item_id": str})
+    logs = []
+    for model in ("m0", "m1", "m2", "m3"):
+        path = tmp_path / f"samples_toy_{model}.jsonl"
+        rows = [json.dumps({"doc_id": i, "doc": {"id": i}, "filter": "none", "acc": float(v)})
+                for i, v in zip(wide["item_id"], wide[f"correct_{model}"])]
+        path.write_text("\n".join(rows) + "\n")
+        logs.append(f"{model}={path}")
+    outs = [tmp_path / f"{name}.csv" for name in ("table", "listed", "repeated")]
+    assert main(["leaderboard", SAMPLE, "--results", str(results_csv), "--out", str(outs[0])]) == 0
+    assert main(["leaderboard", SAMPLE, "--results", *logs, "--out", str(outs[1])]) == 0
+    repeated = [arg for log in logs for arg in ("--results", log)]
+    assert main(["leaderboard", SAMPLE, *repeated, "--out", str(outs[2])]) == 0
+    frames = [pd.read_csv(out) for out in outs]
+    pd.testing.assert_frame_equal(frames[0], frames[1])
+    pd.testing.assert_frame_equal(frames[0], frames[2])
