@@ -95,3 +95,15 @@ def test_urn_bound_in_range_and_monotone_in_the_set(seed, n, m, data):
     large = small | (rng.random(n) < 0.3)
     assert 0 <= fit.bound(small) <= fit.bound(large) <= large.sum()
     assert fit.bound(large) <= fit.bound(small) + (large.sum() - small.sum())
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 150), m=st.integers(2, 80),
+       d1=st.floats(0.02, 0.9), d2=st.floats(0.02, 0.9))
+def test_urn_bound_does_not_grow_with_delta(seed, n, m, d1, d2):
+    rng = np.random.default_rng(seed)
+    p = rng.integers(1, m + 2, n) / (m + 1)
+    mask = rng.random(n) < 0.7
+    low, high = sorted((d1, d2))
+    assert (fit_post_hoc(p, delta=high, calibration_size=m).bound(mask)
+            <= fit_post_hoc(p, delta=low, calibration_size=m).bound(mask))
