@@ -42,8 +42,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy.stats import binom
 
+from .._binomial import binom_pmf, binom_sf  # scipy.stats' kernels, without its import time
 from .._validation import check_alpha, check_fixed_lam, check_pvalue_matrix
 from ..multitest import step_up_sorted
 from .registry import Guarantee, Rule
@@ -79,7 +79,7 @@ def cap_correction(n: int, lam: float = DEFAULT_LAMBDA) -> float:
         return 1.0
     w = cap_level(n)
     n0 = np.arange(1, n + 1)
-    bound = 1.0 + float(np.max(w * n0 / n * binom.sf(np.floor(n * (1 - lam) / w - 1), n0 - 1, 1 - lam)))
+    bound = 1.0 + float(np.max(w * n0 / n * binom_sf(np.floor(n * (1 - lam) / w - 1), n0 - 1, 1 - lam)))
     if bound - 1.0 < 1e-6 or n > _EXACT_MAX_N:  # the bound is itself valid; exact only tightens it
         return bound
     first = max(int(np.floor(n * (1 - lam) / w)), 1)  # smaller n0 never have Y < w n0 / n
@@ -88,7 +88,7 @@ def cap_correction(n: int, lam: float = DEFAULT_LAMBDA) -> float:
     for start in range(first, n + 1, 256):  # blocks of n0 keep the matrix small
         sizes = np.arange(start, min(start + 256, n + 1))[:, None]
         values = np.maximum(sizes * (1 - lam) / (1 + k), w * sizes / n)
-        pmf = np.where(k < sizes, binom.pmf(k, sizes - 1, 1 - lam), 0.0)
+        pmf = np.where(k < sizes, binom_pmf(k, sizes - 1, 1 - lam), 0.0)
         exact = max(exact, float((pmf * values).sum(axis=1).max()))
     return min(bound, exact)
 
