@@ -52,6 +52,25 @@ class ResultsTable:
     source: str = "<memory>"
     notes: tuple[str, ...] = field(default=())
 
+    def __post_init__(self):
+        # A table built by hand gets the same checks as one read from a file.
+        models = tuple(str(m) for m in self.models)
+        ids = np.asarray(self.item_ids, dtype=object).astype(str).astype(object)
+        values = np.asarray(self.values, dtype=float)
+        if values.ndim == 1 and len(models) == 1:
+            values = values[:, None]
+        if values.shape != (ids.shape[0], len(models)):
+            raise ValueError(f"values must have shape (items, models) = ({ids.shape[0]}, {len(models)}), got {values.shape}")
+        if len(set(models)) != len(models) or not models:
+            raise ValueError(f"models must be distinct names, at least one, got {list(models)}")
+        if pd.Series(ids).duplicated().any():
+            raise ValueError("item_ids must be distinct; give one row per item")
+        if np.isinf(values).any():
+            raise ValueError("values must be finite numbers (NaN: no result for that item and model)")
+        object.__setattr__(self, "models", models)
+        object.__setattr__(self, "item_ids", ids)
+        object.__setattr__(self, "values", values)
+
     @property
     def K(self) -> int:
         return len(self.models)

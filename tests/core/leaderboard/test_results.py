@@ -148,3 +148,18 @@ def test_long_and_its_round_trip_hold_every_pair_once(rows):
     back = table.to_frame().sort_values(["item_id", "model"]).reset_index(drop=True)
     expected = frame.sort_values(["item_id", "model"]).reset_index(drop=True).astype({"correct": float})
     pd.testing.assert_frame_equal(back, expected, check_dtype=False)
+
+
+def test_a_hand_built_table_is_checked_like_a_read_one():
+    from jecs_core import ResultsTable
+
+    table = ResultsTable(models=["a"], item_ids=[3, 4], values=[1, 0])
+    assert table.models == ("a",) and list(table.item_ids) == ["3", "4"] and table.values.shape == (2, 1)
+    for kwargs, message in [
+        ({"models": ("a", "b"), "item_ids": ["1"], "values": [[1.0]]}, r"values must have shape \(items, models\) = \(1, 2\)"),
+        ({"models": ("a", "a"), "item_ids": ["1"], "values": [[1.0, 0.0]]}, "models must be distinct"),
+        ({"models": ("a",), "item_ids": ["1", "1"], "values": [[1.0], [0.0]]}, "item_ids must be distinct"),
+        ({"models": ("a",), "item_ids": ["1"], "values": [[np.inf]]}, "values must be finite"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            ResultsTable(**kwargs)
