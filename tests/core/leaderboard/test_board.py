@@ -148,3 +148,24 @@ def test_the_range_holds_the_truly_clean_accuracy_with_the_promised_confidence(a
         misses_without_bound += bool((np.abs(accuracy - frame["accuracy_clean"]) > 1e-12).any())
     assert misses <= runs * delta + 2 * np.sqrt(runs * delta * (1 - delta))
     assert misses_without_bound > runs / 2  # the selection does hold contaminated items: the range matters
+
+
+def test_a_graded_metric_uses_the_bootstrap_and_the_sign_flip_and_is_reproducible(audit):
+    table = load_scores(audit.scores)
+    rng = np.random.default_rng(5)
+    graded = np.clip(audit.correct * 0.7 + rng.uniform(0, 0.3, audit.correct.shape), 0, 1)
+    results = ResultsTable(models=audit.models, item_ids=audit.test_ids, values=graded, metric="f1")
+    board = leaderboard(table, results, seed=3)
+    again = leaderboard(table, results, seed=3)
+    pd.testing.assert_frame_equal(board.frame, again.frame)
+    pd.testing.assert_frame_equal(board.pairwise, again.pairwise)
+    assert not board.binary and set(board.pairwise["test"]) == {"sign-flip"}
+    for k, row in board.frame.iterrows():
+        clean = np.sort(graded[board.selected, k])
+        x, n = board.max_contaminated, clean.shape[0]
+        assert row.accuracy_clean == pytest.approx(clean.mean(), abs=1e-12)
+        assert row.ci_low < row.accuracy_clean < row.ci_high
+        # Removing the X largest (lowest possible mean) or the X smallest (highest) results.
+        assert row.bound_low == pytest.approx(clean[: n - x].mean(), abs=1e-12)
+        assert row.bound_high == pytest.approx(clean[x:].mean(), abs=1e-12)
+    assert board.frame["rank_clean"].tolist() == [1, 2, 3] and board.pairwise["significant"].all()
