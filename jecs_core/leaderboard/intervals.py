@@ -15,13 +15,14 @@ from these results): it treats the items of each group as a sample of exchangeab
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 BOOTSTRAP_DRAWS = 2000
 BOOTSTRAP_MAX_N = 50_000
 
 
 def _z(confidence: float) -> float:
+    from scipy import stats  # imported on use: scipy.stats takes most of a second to load
+
     return float(stats.norm.ppf(0.5 + confidence / 2))
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 SIGNFLIP_DRAWS = 1999
 SIGNFLIP_EXACT_MAX = 1000
@@ -44,6 +43,8 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
     n = int(a_only) + int(b_only)
     if n == 0:
         return 1.0
+    from scipy import stats  # imported on use: scipy.stats takes most of a second to load
+
     return float(min(1.0, 2 * stats.binom.cdf(min(a_only, b_only), n, 0.5)))
 
 
@@ -55,6 +56,8 @@ def sign_flip(differences, *, rng: np.random.Generator, draws: int = SIGNFLIP_DR
         return 1.0
     observed = abs(d.sum())
     if d.shape[0] > SIGNFLIP_EXACT_MAX:
+        from scipy import stats
+
         return float(2 * stats.norm.sf(observed / np.sqrt(np.square(d).sum())))
     hits = 0
     for start in range(0, draws, 500):
