@@ -30,6 +30,7 @@ from .kernels import (
     step_numerators,
     step_thresholds,
     step_up,
+    storey_pi0_batch,
 )
 from .outcome import Outcome
 
@@ -81,6 +82,18 @@ def _paper_jecs(batch: Batch, options: Mapping) -> Outcome:
     return _from_rstar(batch, r_star, fit_lambda=fit.lam, fit_pi0=fit.pi0_hat)
 
 
+def _storey_maxp(batch: Batch, options: Mapping) -> Outcome:
+    from ..rules.storey_maxp import _check_lam, cap_correction, cap_level
+
+    lam, n = _check_lam(options.get("lam", "auto")), batch.n_drawn
+    sorted_p = batch.order.sorted_p
+    pi0 = storey_pi0_batch(sorted_p, lam=lam, cap=1.0 / cap_level(n), correction=cap_correction(n, lam))
+    r_star = step_up(sorted_p, step_thresholds(batch.numerators, pi0 * n))
+    # The rule selects nothing at an alpha below the smallest max-p (see its module docstring).
+    r_star[sorted_p[:, :1] > batch.alphas[None, :]] = 0
+    return _from_rstar(batch, r_star, fit_lambda=np.full(pi0.shape, lam), fit_pi0=pi0)
+
+
 def _jmcs(batch: Batch, options: Mapping) -> Outcome:
     return _from_rstar(batch, step_up(batch.order.sorted_p, batch.bh))
 
@@ -99,6 +112,7 @@ Accelerator = Callable[[Batch, Mapping], Outcome]
 ACCELERATORS: Mapping[str, Accelerator] = MappingProxyType({
     "jecs": _paper_jecs,
     "jmcs": _jmcs,
+    "storey-maxp": _storey_maxp,
     "union": _union,
     "intersection": _intersection,
 })

@@ -266,3 +266,17 @@ def per_model_selections(counts: np.ndarray, bh_thresholds: np.ndarray, m_drawn:
         union |= chosen
         intersection &= chosen
     return union, intersection
+
+
+def storey_pi0_batch(sorted_p: np.ndarray, *, lam: float, cap: float, correction: float) -> np.ndarray:
+    """Capped "+1" Storey estimate of every repetition, as ``fit_storey_maxp`` computes it.
+
+    ``pi0 = correction * min((1 + #{p* > lam}) / (n (1 - lam)), cap)`` with the scalar
+    operations of the rule (an int-over-float division, then ``min``, then the product),
+    so a step-up with it matches the rule bit for bit.  Any finite-sample step-up on max-p
+    whose pi0 is a function of that tail count can reuse this shape.
+    """
+    reps, n = sorted_p.shape
+    m_tail = n - (sorted_p <= lam).sum(axis=1)  # sorted rows: n - searchsorted(row, lam, "right")
+    raw = (1 + m_tail) / (max(n, 1) * (1 - lam))
+    return correction * np.minimum(raw, cap)
