@@ -112,11 +112,16 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=None, help="threads of the evaluator (default: every core)")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs of the evaluator; the best is reported")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--default-only", action="store_true",
+                        help="only time the default rule against JMCS on the shipped real audit")
     parser.add_argument("--twin-check", action="store_true",
                         help="only compare the twin's GCR (fitted on one table) with the generator's true GCR")
     args = parser.parse_args(argv)
     if args.twin_check:
         twin_truth_check()
+        return 0
+    if args.default_only:
+        default_rule_against_jmcs(args.seed, args.reps)
         return 0
 
     table = paper_size_table(args.seed)
@@ -160,6 +165,7 @@ def main(argv=None) -> int:
     )
     print(f"identical per-repetition GCP, power and selection sizes (batched, generic, naive): {same}")
     print(f"target < 3 s: {'met' if fast < 3 else 'MISSED'}")
+    default_rule_against_jmcs(args.seed, args.reps)
     diagnostics_timings(args.seed)
     return 0 if same else 1
 
@@ -196,6 +202,37 @@ def twin_truth_check(alpha: float = 0.1, fresh: int = 200, fitted_on: int = 5) -
             verdicts = "".join("S" if t.safe(m) else "x" for t in twins)
             print(f"  {m:14s} true {mean:.3f} +- {se:.3f} ({'above' if mean > alpha + 2 * se else 'within'})"
                   f"   twin {est}   verdicts {verdicts}")
+
+
+def default_rule_against_jmcs(seed: int, reps: int, rounds: int = 7) -> None:
+    """The default rule's evaluation against JMCS's batched path on the shipped real audit, one worker.
+
+    Interleaved round by round; the ratio is the median of the per-round ratios.  The
+    default rule's generic path (``accelerate=False``) is timed beside them.
+    """
+    from jecs_core import DEFAULT_METHOD
+
+    table = load_scores(Path(__file__).resolve().parents[1] / "sample_data" / "real" / "wiki_smollm2_k8.csv")
+    runs = {
+        "jmcs": lambda: evaluate(table, alphas=ALPHAS, reps=reps, seed=seed, workers=1, methods=("jmcs",)),
+        DEFAULT_METHOD: lambda: evaluate(table, alphas=ALPHAS, reps=reps, seed=seed, workers=1,
+                                         methods=(DEFAULT_METHOD,)),
+        f"{DEFAULT_METHOD} generic": lambda: evaluate(table, alphas=ALPHAS, reps=reps, seed=seed, workers=1,
+                                                      methods=(DEFAULT_METHOD,), accelerate=False),
+    }
+    fast, slow = runs[DEFAULT_METHOD](), runs[f"{DEFAULT_METHOD} generic"]()
+    same = all(np.array_equal(getattr(fast, f), getattr(slow, f)) for f in ("gcp", "power", "n_selected"))
+    times = {name: [] for name in runs}
+    for _ in range(rounds):
+        for name, fn in runs.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    print(f"real audit (n = {table.n}, m = {table.m}, K = {table.K}), {reps} reps, 1 worker, {rounds} interleaved "
+          f"rounds, load average {os.getloadavg()[0]:.2f}; batched equals generic: {same}")
+    for name in runs:
+        ratio = np.median(np.array(times[name]) / np.array(times["jmcs"]))
+        print(f"  {name:<24}{np.median(times[name]):8.3f} s  {ratio:6.2f}x JMCS batched")
 
 
 def diagnostics_timings(seed: int) -> None:
