@@ -115,3 +115,38 @@ def bh_adjusted(pvalues, *, pi0: float = 1.0) -> np.ndarray:
     out = np.empty(n)
     out[order] = np.minimum(scaled, 1.0)
     return out
+
+
+def column_step_up(pvalues: np.ndarray, *, alpha: float, pi0: float = 1.0) -> np.ndarray:
+    """``storey_bh(p[:, k], alpha=alpha, pi0=pi0).selected`` for every column ``k``, bit for bit.
+
+    The step-up thresholds ``alpha r / (pi0 n)`` grow with ``r``, so a value above the last
+    one (``r = n``) never passes: only the values at or below it are sorted, which is a
+    small share of each column at the usual alphas instead of a sort of all ``n``.
+
+    Parameters
+    ----------
+    pvalues : numpy.ndarray, shape (n, K)
+        Already validated p-values.
+    alpha, pi0 : float
+        Already validated level and null proportion.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n, K)
+    """
+    n, n_columns = pvalues.shape
+    chosen = np.zeros((n, n_columns), dtype=bool)
+    if n == 0:
+        return chosen
+    top = alpha * n / (pi0 * n)  # the r = n threshold, computed as step_up_sorted computes it
+    for k in range(n_columns):
+        column = pvalues[:, k]
+        candidates = np.sort(column[column <= top])
+        if candidates.size == 0:
+            continue
+        ranks = np.arange(1, candidates.size + 1)
+        passing = np.flatnonzero(candidates <= alpha * ranks / (pi0 * n))
+        if passing.size:
+            chosen[:, k] = column <= candidates[passing[-1]]
+    return chosen

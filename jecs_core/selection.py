@@ -14,7 +14,7 @@ import numpy as np
 
 from ._validation import check_alpha, check_pvalue_matrix
 from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, _check_knn, _check_lambda, _fit_from_sorted, fit_lambda_grid
-from .multitest import StepUpResult, step_up_sorted, storey_bh
+from .multitest import StepUpResult, column_step_up, step_up_sorted, storey_bh
 
 
 class JECSFallbackWarning(UserWarning):
@@ -263,7 +263,7 @@ def jecs(pvalues, *, alpha: float, lam="auto", knn: int | None = None, lambda_gr
 def _per_model(pvalues, alpha: float, rule: str) -> PerModelResult:
     p = check_pvalue_matrix(pvalues)
     alpha = check_alpha(alpha)
-    chosen = np.column_stack([storey_bh(p[:, k], alpha=alpha).selected for k in range(p.shape[1])])
+    chosen = column_step_up(p, alpha=alpha)  # storey_bh per column, sorting only values that can pass
     return PerModelResult(alpha=alpha, rule=rule, per_model=chosen)
 
 

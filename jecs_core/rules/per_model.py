@@ -7,32 +7,26 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_alpha, check_pvalue_matrix
-from ..multitest import storey_bh
+from ..multitest import column_step_up
 from ..selection import PerModelResult, intersection_selection, union_selection
 from .registry import Guarantee, Rule
 
 
 @dataclass(frozen=True)
 class PerModelFit:
-    """Per-model p-value columns sorted once, so each alpha is K step-up passes without a sort."""
+    """Per-model p-value columns; each alpha is K step-up passes over the values that can pass."""
 
     rule: str
     pvalues: np.ndarray
-    sorted_columns: np.ndarray
 
     def select(self, alpha: float) -> PerModelResult:
         alpha = check_alpha(alpha)
-        chosen = np.column_stack([
-            storey_bh(self.pvalues[:, k], alpha=alpha, sorted_values=self.sorted_columns[:, k]).selected
-            for k in range(self.pvalues.shape[1])
-        ])
-        return PerModelResult(alpha=alpha, rule=self.rule, per_model=chosen)
+        return PerModelResult(alpha=alpha, rule=self.rule, per_model=column_step_up(self.pvalues, alpha=alpha))
 
 
 def _fitter(rule: str):
     def fit(pvalues) -> PerModelFit:
-        p = check_pvalue_matrix(pvalues)
-        return PerModelFit(rule, p, np.sort(p, axis=0))
+        return PerModelFit(rule, check_pvalue_matrix(pvalues))
 
     fit.__doc__ = f"Alpha-free part of the {rule} baseline; ``fit(p).select(a)`` equals the direct call."
     return fit
