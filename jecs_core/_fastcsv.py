@@ -58,9 +58,10 @@ def _float_text(values: np.ndarray):
     import pyarrow.compute as pc
 
     if len(values) > 1000 and not (np.signbit(values) & (values == 0)).any():  # unique() would merge -0.0 into 0.0
-        distinct, inverse = np.unique(values, return_inverse=True)
+        # A hash pass (factorize) finds the distinct values without np.unique's sort of n values.
+        inverse, distinct = pd.factorize(values, use_na_sentinel=False)
         if len(distinct) <= len(values) // 2:
-            return pc.take(_float_text_each(distinct), pa.array(inverse.ravel()))
+            return pc.take(_float_text_each(np.asarray(distinct, dtype=np.float64)), pa.array(inverse))
     return _float_text_each(values)
 
 
