@@ -1,0 +1,106 @@
+"""``jecs select --out`` end to end against a minimal job, with peak memory.
+
+The minimal job reads the same CSV with pyarrow, computes the default rule's
+p-values and selection with jecs_core, and writes the columns the export writes
+(item id, selection, max-p, per-model p-values, member labels) with pyarrow's CSV
+writer.  Both run as fresh processes, interleaved round by round; the ratio is
+the median of the per-round wall-time ratios.  Peak memory is each process's
+maximum resident set size, set against the in-memory size of the input table
+(as pyarrow holds it).
+
+Run:  python benchmarks/bench_select_cli.py [--n 1000000] [--m 100000] [--k 16] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+PEAK = "import resource, sys; print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)"
+
+JECS = """
+import jecs_cli
+code = jecs_cli.main(["select", {src!r}, "--out", {out!r}, "--no-diagnostics"])
+"""
+
+MINIMAL = """
+import numpy as np, pyarrow as pa, pyarrow.compute as pc, pyarrow.csv as pv
+import jecs_core as jc
+table = pv.read_csv({src!r})
+models = [c[len("score_"):] for c in table.column_names if c.startswith("score_")]
+is_test = pc.equal(table["split"], "test")
+test, cal = table.filter(is_test), table.filter(pc.invert(is_test))
+scores = lambda t: np.column_stack([t["score_" + m].to_numpy() for m in models])
+p = jc.conformal_pvalues(scores(test), scores(cal))
+chosen = jc.select(p, alpha=0.1)
+columns = {{"item_id": test["item_id"], "selected": chosen.selected.astype(np.int8), "p_max": p.max(axis=1)}}
+columns.update({{"p_" + m: p[:, k] for k, m in enumerate(models)}})
+columns.update({{"member_" + m: test["member_" + m] for m in models if "member_" + m in test.column_names}})
+pv.write_csv(pa.table(columns), {out!r})
+"""
+
+
+def run(code: str) -> tuple[float, int]:
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", code + "\n" + PEAK], cwd=ROOT, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr[-2000:])
+    peak_kib = int(next(line for line in done.stderr.splitlines() if line.startswith("PEAK")).split()[1])
+    return seconds, peak_kib * 1024
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=1_000_000)
+    parser.add_argument("--m", type=int, default=100_000)
+    parser.add_argument("--k", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+
+    import pyarrow.csv as pv
+    from bench_export import score_frame
+
+    from jecs_core.io import write_table
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src = str(Path(tmp) / "scores.csv")
+        write_table(score_frame(args.n, args.m, args.k), src)
+        in_memory = pv.read_csv(src).nbytes
+        jobs = {"jecs select --out": JECS.format(src=src, out=str(Path(tmp) / "sel.csv")),
+                "minimal job (baseline)": MINIMAL.format(src=src, out=str(Path(tmp) / "min.csv"))}
+        wall = {name: [] for name in jobs}
+        peak = {name: [] for name in jobs}
+        loads = []
+        for _ in range(args.rounds):
+            for name, code in jobs.items():
+                seconds, rss = run(code)
+                wall[name].append(seconds)
+                peak[name].append(rss)
+            loads.append(os.getloadavg()[0])
+        size = os.path.getsize(src)
+    base = "minimal job (baseline)"
+    print(f"input: {args.n:,} test + {args.m:,} calibration rows, K = {args.k}; CSV {size / 2**20:.0f} MiB, "
+          f"{in_memory / 2**20:.0f} MiB in memory (pyarrow); {args.rounds} interleaved rounds")
+    print(f"{'job':<26}{'median s':>10}{'x minimal':>11}{'peak MiB':>10}{'x input':>9}")
+    for name in jobs:
+        ratio = statistics.median(w / b for w, b in zip(wall[name], wall[base]))
+        top = max(peak[name])
+        print(f"{name:<26}{statistics.median(wall[name]):>10.2f}{ratio:>11.2f}{top / 2**20:>10.0f}"
+              f"{top / in_memory:>9.2f}")
+    print(f"load average (1 min) during the rounds: {min(loads):.2f} to {max(loads):.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
