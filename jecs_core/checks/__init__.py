@@ -1,0 +1,27 @@
+"""Label-free checks for the mistakes real audits make: scores that run the other way, duplicated items.
+
+* :func:`score_direction` compares each model's test scores with its calibration members' scores.
+* :func:`find_duplicates` counts identical score rows, identical texts and near-duplicate texts,
+  and groups test items into clusters of copies.
+* :func:`cluster_pvalues` / :func:`expand_clusters` give one hypothesis per cluster (the whole
+  cluster kept or dropped), the option ``jecs select --cluster duplicates`` runs.
+* :func:`data_warnings` is the one list of warning lines the CLI, the sidecar and the dashboard show.
+"""
+
+from __future__ import annotations
+
+from .cluster import cluster_pvalues, expand_clusters
+from .direction import DirectionCheck, score_direction
+from .duplicates import DuplicateReport, find_duplicates
+
+
+def data_warnings(table, *, direction: DirectionCheck | None = None, duplicates: DuplicateReport | None = None,
+                  near: bool = True) -> list[str]:
+    """One-line warnings about the table itself: reversed scores and duplicated items (empty when clean)."""
+    direction = score_direction(table) if direction is None else direction
+    duplicates = find_duplicates(table, near=near) if duplicates is None else duplicates
+    return [*direction.warnings(), *duplicates.warnings()]
+
+
+__all__ = ["DirectionCheck", "DuplicateReport", "cluster_pvalues", "data_warnings", "expand_clusters",
+           "find_duplicates", "score_direction"]

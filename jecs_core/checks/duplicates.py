@@ -1,0 +1,169 @@
+"""Duplicated items: identical score rows, identical texts, near-duplicate texts, and their clusters.
+
+Storey-BH on max-p treats items as independent; copies and paraphrases of one item break that and,
+when a cluster is contaminated, the realized contamination rate can exceed alpha (docs/GUARANTEES.md,
+"Duplicated items"). Near-duplicates are found with MinHash LSH from the ``datasketch`` library
+(the ``text`` extra); without it, only exact copies are counted and a note says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+TEXT_COLUMN = "text"
+# Jaccard similarity of character 5-gram shingles above which two texts count as near-duplicates.
+NEAR_THRESHOLD = 0.8
+NUM_PERM = 64
+SHINGLE = 5
+# MinHash runs in Python per text: above this many test texts the near-duplicate pass is skipped (with a note).
+NEAR_MAX_TEXTS = 50_000
+# Calibration rows: warn when at least this share of them repeat an earlier row.
+CALIBRATION_COPY_SHARE = 0.2
+MISSING_EXTRA = "note: near-duplicate texts not checked: install the 'text' extra (pip install 'jecs[text]', datasketch)"
+
+
+@dataclass(frozen=True)
+class DuplicateReport:
+    """Counts of duplicated test (and calibration) items and the test items' clusters.
+
+    Each ``*_groups`` counts groups of two or more test items, each ``*_rows`` the test items in them.
+    ``clusters`` labels every test item (0..n_clusters-1); items joined by any of the three
+    relations share a label. ``notes`` say what could not be checked.
+    """
+
+    n: int
+    m: int
+    score_groups: int
+    score_rows: int
+    text_groups: int
+    text_rows: int
+    near_groups: int
+    near_rows: int
+    calibration_copies: int
+    clusters: np.ndarray = field(repr=False)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def n_clusters(self) -> int:
+        return int(self.clusters.max()) + 1 if self.n else 0
+
+    @property
+    def any(self) -> bool:
+        return self.n_clusters < self.n
+
+    def warnings(self) -> list[str]:
+        found = []
+        parts = [f"{rows} items in {groups} groups of {what}" for what, groups, rows in (
+            ("identical score rows", self.score_groups, self.score_rows),
+            ("identical texts", self.text_groups, self.text_rows),
+            ("near-duplicate texts", self.near_groups, self.near_rows)) if groups]
+        if parts:
+            found.append(f"warning: duplicated test items: {'; '.join(parts)} ({self.n_clusters} clusters among "
+                         f"{self.n} items); the rules treat items as independent and can exceed alpha when copies are "
+                         "contaminated together; --cluster duplicates keeps or drops each cluster as one item")
+        if self.m and self.calibration_copies >= CALIBRATION_COPY_SHARE * self.m:
+            found.append(f"warning: {self.calibration_copies} of the m = {self.m} calibration rows repeat another "
+                         "calibration row's scores; copies make the p-values too small and every rule can exceed alpha; "
+                         "keep one row per distinct calibration item")
+        return found + list(self.notes)
+
+    def to_dict(self) -> dict:
+        return {"score_groups": self.score_groups, "score_rows": self.score_rows, "text_groups": self.text_groups,
+                "text_rows": self.text_rows, "near_groups": self.near_groups, "near_rows": self.near_rows,
+                "n_clusters": self.n_clusters, "calibration_copies": self.calibration_copies}
+
+
+def _groups(labels: np.ndarray) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """Groups of size >= 2 among ``labels``: (count, rows in them, edge sources, edge targets)."""
+    if labels.size == 0:
+        return 0, 0, np.empty(0, int), np.empty(0, int)
+    counts = np.bincount(labels)
+    inside = counts[labels] > 1
+    order = np.argsort(labels, kind="stable")
+    same = labels[order][1:] == labels[order][:-1]  # consecutive items of one group: a chain joins the group
+    return int((counts > 1).sum()), int(inside.sum()), order[:-1][same], order[1:][same]
+
+
+def _row_labels(values: np.ndarray) -> np.ndarray:
+    if values.shape[0] == 0:
+        return np.empty(0, int)
+    return np.unique(values, axis=0, return_inverse=True)[1].ravel()
+
+
+def _normalised(texts) -> pd.Series:
+    return pd.Series(texts, dtype=object).astype(str).str.split().str.join(" ")
+
+
+def _near_edges(texts: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    from datasketch import MinHash, MinHashLSH
+
+    shingles = [[t[i:i + SHINGLE].encode("utf-8") for i in range(max(len(t) - SHINGLE + 1, 1))]
+                for t in texts.str.lower()]
+    hashes = MinHash.bulk(shingles, num_perm=NUM_PERM, seed=1)
+    lsh = MinHashLSH(threshold=NEAR_THRESHOLD, num_perm=NUM_PERM)
+    for j, h in enumerate(hashes):
+        lsh.insert(j, h)
+    src, dst = [], []
+    for j, h in enumerate(hashes):
+        for other in lsh.query(h):
+            if other > j and h.jaccard(hashes[other]) >= NEAR_THRESHOLD:
+                src.append(j)
+                dst.append(other)
+    return np.asarray(src, int), np.asarray(dst, int)
+
+
+def _components(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    graph = coo_matrix((np.ones(len(src)), (src, dst)), shape=(n, n))
+    return connected_components(graph, directed=False)[1]
+
+
+def find_duplicates(table, *, text_column: str = TEXT_COLUMN, near: bool = True) -> DuplicateReport:
+    """Duplicated items of ``table``: identical score rows, identical and near-duplicate texts.
+
+    Parameters
+    ----------
+    table : ScoreTable
+    text_column : str
+        Carried column holding each item's text (checked only when present).
+    near : bool
+        Look for near-duplicate texts (MinHash LSH, Jaccard >= ``NEAR_THRESHOLD`` on character
+        5-grams) as well as identical ones.
+
+    Returns
+    -------
+    DuplicateReport
+    """
+    n, notes = table.n, []
+    score_groups, score_rows, src, dst = _groups(_row_labels(table.test))
+    edges_src, edges_dst = [src], [dst]
+    text_groups = text_rows = near_groups = near_rows = 0
+    if text_column in table.test_extra.columns and n:
+        texts = _normalised(table.test_extra[text_column].to_numpy())
+        text_groups, text_rows, src, dst = _groups(pd.factorize(texts)[0])
+        edges_src.append(src)
+        edges_dst.append(dst)
+        if near and n > NEAR_MAX_TEXTS:
+            notes.append(f"note: near-duplicate texts not checked above {NEAR_MAX_TEXTS:,} test items (n = {n:,})")
+        elif near:
+            try:
+                src, dst = _near_edges(texts)
+            except ImportError:
+                notes.append(MISSING_EXTRA)
+            else:
+                exact = pd.factorize(texts)[0]
+                labels = _components(n, src, dst)
+                # Count near-duplicate groups beyond exact copies: groups whose texts are not all identical.
+                near_only = pd.Series(exact).groupby(labels).nunique().to_numpy() > 1
+                near_groups, near_rows = int(near_only.sum()), int(near_only[labels].sum())
+                edges_src.append(src)
+                edges_dst.append(dst)
+    clusters = _components(n, np.concatenate(edges_src), np.concatenate(edges_dst)) if n else np.empty(0, int)
+    cal_distinct = len(np.unique(table.calibration, axis=0)) if table.m else 0
+    return DuplicateReport(n=n, m=table.m, score_groups=score_groups, score_rows=score_rows, text_groups=text_groups,
+                           text_rows=text_rows, near_groups=near_groups, near_rows=near_rows,
+                           calibration_copies=table.m - cal_distinct, clusters=clusters, notes=tuple(notes))
