@@ -100,8 +100,9 @@ def selection_frame(table: ScoreTable, comparison: Comparison, method: str | Non
 
 
 def selection_warnings(table: ScoreTable, comparison: Comparison) -> list[str]:
-    """One-line warnings about a selection: a calibration set too small for alpha, a cut-off
-    above 1 on a transformed scale (everything under it passes), a rule selecting every item.
+    """One-line warnings about a selection: a calibration set too small for alpha, scores that may
+    run the other way, duplicated items (:mod:`jecs_core.checks`), a cut-off above 1 on a transformed
+    scale (everything under it passes), a rule selecting every item.
 
     Parameters
     ----------
@@ -115,7 +116,9 @@ def selection_warnings(table: ScoreTable, comparison: Comparison) -> list[str]:
     list of str
         One line per warning, in the order the CLI prints them.
     """
-    found = list(table.warnings(comparison.alpha))
+    from .checks import data_warnings
+
+    found = [*table.warnings(comparison.alpha), *data_warnings(table)]
     for name in comparison.methods:
         result, label = comparison.result(name), REGISTRY[name].label
         threshold = getattr(result, "threshold", None)

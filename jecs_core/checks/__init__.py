@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from .cluster import cluster_pvalues, expand_clusters
+from .cluster import ClusterResult, cluster_comparison, cluster_pvalues, expand_clusters
 from .direction import DirectionCheck, score_direction
 from .duplicates import DuplicateReport, find_duplicates
 
@@ -23,5 +23,5 @@ def data_warnings(table, *, direction: DirectionCheck | None = None, duplicates:
     return [*direction.warnings(), *duplicates.warnings()]
 
 
-__all__ = ["DirectionCheck", "DuplicateReport", "cluster_pvalues", "data_warnings", "expand_clusters",
+__all__ = ["ClusterResult", "DirectionCheck", "cluster_comparison", "DuplicateReport", "cluster_pvalues", "data_warnings", "expand_clusters",
            "find_duplicates", "score_direction"]

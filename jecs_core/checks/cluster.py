@@ -52,3 +52,35 @@ def expand_clusters(selected_clusters, clusters) -> np.ndarray:
     """Item-level selection from a cluster-level one: an item is selected when its cluster is."""
     chosen = np.asarray(selected_clusters, dtype=bool)
     return chosen[np.asarray(clusters)]
+
+
+class ClusterResult:
+    """A rule's cluster-level result seen item by item: ``selected`` per test item, the rest from the rule."""
+
+    def __init__(self, result, clusters: np.ndarray):
+        self.result = result
+        self.clusters = clusters
+        self.selected = expand_clusters(result.selected, clusters)
+        self.n_selected = int(self.selected.sum())
+        self.n_clusters_selected = int(np.asarray(result.selected, dtype=bool).sum())
+
+    def __getattr__(self, name: str):
+        # Only reached for attributes not set above: the rule's fit (lambda, k_n, threshold, ...).
+        return getattr(self.__dict__["result"], name)
+
+
+def cluster_comparison(pvalues, clusters, *, alpha: float, models, contaminated=None, **options):
+    """Every registered rule run with one hypothesis per cluster, as an item-level :class:`jecs_core.Comparison`.
+
+    Each cluster's p-values are :func:`cluster_pvalues`; each rule selects clusters, and every item
+    of a selected cluster is selected. The comparison's ``pvalues`` are the clusters' p-values
+    repeated for each of their items. ``options`` (``lam``, ``knn``, ``lambda_grid``) go to the rules.
+    """
+    from ..compare import Comparison, compare_pvalues
+
+    p, labels = _check(pvalues, clusters)
+    grouped = cluster_pvalues(p, labels)
+    inner = compare_pvalues(grouped, alpha=alpha, models=models, **options)
+    results = {name: ClusterResult(inner.result(name), labels) for name in inner.methods}
+    return Comparison(alpha=inner.alpha, models=inner.models, pvalues=grouped[labels], results=results,
+                      contaminated=None if contaminated is None else np.asarray(contaminated, dtype=bool))

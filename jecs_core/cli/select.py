@@ -47,6 +47,9 @@ def register(subparsers) -> None:
                              help="skip the label-free audit diagnostics (correlation, JECS tail, pi0 band, matched-twin check)")
     diagnostics.add_argument("--diagnostics", action="store_true",
                              help=f"run the diagnostics above {LARGE_TABLE:,} test items too (they are skipped there by default)")
+    parser.add_argument("--cluster", choices=("none", "duplicates"), default="none",
+                        help="'duplicates': one hypothesis per cluster of duplicated test items (identical score rows, "
+                        "identical or near-duplicate texts), kept or dropped whole (docs/GUARANTEES.md); default none")
     parser.add_argument("--out", default=None, help="write the selection CSV here (and <name>.json beside it)")
     add_lm_eval_samples_options(parser)
     parser.add_argument("--raw-cells", action="store_true",
@@ -105,7 +108,7 @@ def format_summary(table, comparison) -> str:
             flag = " *" if found.gcp > comparison.alpha else ""
             row += f"{found.gcp:>8.3f}{found.power:>8.3f}{flag}"
         lines.append(row)
-    if table.has_labels:
+    if any(found is not None and found.gcp > comparison.alpha for found in map(comparison.metrics, comparison.methods)):
         lines.append("(* GCP above alpha on this table)")
     return "\n".join(lines)
 
@@ -156,6 +159,8 @@ def _options(args, check, shift) -> dict:
                "covariates": None if args.covariates is None else
                (args.covariates if args.covariates == "all" else list(args.covariates)),
                "shift_method": args.shift_method}
+    if getattr(args, "cluster", "none") != "none":
+        options["cluster"] = args.cluster
     if shift is not None:
         options["shift"] = shift.to_dict()
     if check is not None:
@@ -174,6 +179,14 @@ def run(args: argparse.Namespace) -> int:
     else:
         comparison = compare_pvalues(shift.pvalues, alpha=args.alpha, lam=args.lam, knn=args.knn,
                                      models=table.models, contaminated=table.contaminated)
+    if args.cluster == "duplicates":
+        from ..checks import cluster_comparison, find_duplicates
+
+        clusters = find_duplicates(table).clusters
+        comparison = cluster_comparison(comparison.pvalues, clusters, alpha=args.alpha, models=table.models,
+                                        contaminated=table.contaminated, lam=args.lam, knn=args.knn)
+        print(f"cluster: one hypothesis per cluster of duplicated items ({int(clusters.max()) + 1 if len(clusters) else 0} "
+              f"clusters among n = {table.n} test items)")
     print(format_summary(table, comparison))
     print(_post_hoc_summary(comparison, args.method, args.post_hoc_delta, table.m))
     diagnostics, notes = _diagnostics(args, table)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .._validation import check_alpha
+from ..checks import score_direction
 from ..conformal import table_pvalues
 from ..envelope import DEFAULT_LAMBDA_GRID
 from ..rules import Guarantee
@@ -40,6 +41,9 @@ class AuditDiagnostics:
         pattern.  None when the twin check was not run (or no such rule ran).
     flags : tuple of str
         Plain-language warnings from the correlation and the tail.
+    reversed_scores : bool
+        Test items score above the calibration members (:func:`jecs_core.checks.score_direction`):
+        the scores likely run the other way, and no verdict on the paper's JECS is given.
     """
 
     alpha: float
@@ -49,10 +53,14 @@ class AuditDiagnostics:
     twin: TwinEvaluation | None
     jecs_safe: bool | None
     flags: tuple[str, ...]
+    reversed_scores: bool = False
 
     @property
     def verdict(self) -> str:
         """One sentence on the paper's JECS for this audit."""
+        if self.reversed_scores:
+            return ("paper's JECS safe regime: not assessed (the scores may run the other way: lower = member; "
+                    "see the warning)")
         if self.jecs_safe is None:
             return "paper's JECS safe regime: not assessed (no twin check)"
         if self.jecs_safe:
@@ -140,5 +148,6 @@ def audit_diagnostics(table, *, alpha: float = 0.1, lam="auto", knn: int | None 
         check = twin_evaluate(table, alphas=(alpha,), tables=twin_tables, seed=seed, methods=methods, lam=lam,
                               knn=knn, lambda_grid=lambda_grid, workers=workers)
     safe = None if check is None else check.asymptotic_safe
-    return AuditDiagnostics(alpha, correlation, tail, band, check, safe, _flags(correlation, tail))
+    return AuditDiagnostics(alpha, correlation, tail, band, check, safe, _flags(correlation, tail),
+                            reversed_scores=score_direction(table).likely_reversed)
 
