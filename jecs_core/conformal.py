@@ -65,16 +65,20 @@ def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generat
     def fill_column(k: int) -> None:
         # Each worker sorts its own calibration column (a contiguous copy sorts faster than
         # numpy's strided sort along axis 0, and the sort runs in parallel with the others).
-        reference = np.sort(cal[:, k])
+        # A leading -inf makes searchsorted return 1 + the count, so the p-value is one
+        # division pass: (1 + c) / (m + 1) with the same two roundings as before.
+        reference = np.empty(m + 1)
+        reference[0] = -np.inf
+        reference[1:] = np.sort(cal[:, k])
         column, target = test[:, k], out[:, k]
-        at_most = np.searchsorted(reference, column, side="right")
+        at_most = np.searchsorted(reference, column, side="right")  # 1 + #{T_l <= T_i}
         if rng is None:
-            np.add(at_most, 1.0, out=target)
-        else:
-            below = np.searchsorted(reference, column, side="left")
-            np.add(1.0, at_most - below, out=target)
-            target *= uniforms[:, k]
-            target += below
+            np.divide(at_most, m + 1, out=target)
+            return
+        below = np.searchsorted(reference, column, side="left")  # 1 + #{T_l < T_i}
+        np.add(1.0, at_most - below, out=target)
+        target *= uniforms[:, k]
+        target += below - 1
         target /= m + 1
 
     workers = min(n_models, os.cpu_count() or 1)
