@@ -191,6 +191,20 @@ def selection_warnings(table: ScoreTable, comparison: Comparison) -> list[tuple[
     out: list[tuple[str | None, str]] = []
     n, m, alpha = table.n, table.m, comparison.alpha
     smallest = smallest_pvalue(m)
+    from jecs_core.checks import find_duplicates, score_direction
+
+    direction = score_direction(table)
+    if direction.likely_reversed:
+        aucs = ", ".join(f"{name} {auc:.2f}" for name, auc in zip(direction.models, direction.auc)
+                         if name in direction.reversed_models)
+        out.append((None, "The scores may run the other way (lower = member): the test items score above the "
+                          f"calibration members for {len(direction.reversed_models)} of {len(direction.models)} model(s) "
+                          f"(share of pairs with the test item higher: {aucs}; 1/2 or below is expected), so the max-p "
+                          "values pile up near 1 and the rules select little or nothing. If lower scores mean member, "
+                          'tick "lower scores = member" on the Data page (the CLI: --lower-is-member).'))
+    for line in find_duplicates(table, near=table.n <= 5_000).warnings():
+        text = line.split(": ", 1)[1]  # the page shows warnings in a box: no "warning:" prefix
+        out.append((None, text[:1].upper() + text[1:]))
     if smallest > alpha:
         out.append((None, f"The calibration set is too small: with m = {m:,} calibration items the smallest p-value "
                           f"is 1/(m+1) = {smallest:.3g}, above α = {alpha:g}, so no p-value can reach α and no valid "
@@ -204,7 +218,8 @@ def selection_warnings(table: ScoreTable, comparison: Comparison) -> list[tuple[
                                 "p-values; the selection says nothing about contamination."))
         if n and result.n_selected == n:
             out.append((method, f"{label} selects every item ({n:,} of {n:,}): nothing was filtered out."))
-        elif result.n_selected == 0 and smallest <= alpha and _on_pvalue_scale(result, smallest):
+        elif (result.n_selected == 0 and smallest <= alpha and not direction.likely_reversed
+              and _on_pvalue_scale(result, smallest)):
             need = bh_reach(n, m, alpha, pi0=ranking(result).pi0)
             out.append((method, f"{label} selects nothing. With m = {m:,} calibration items the smallest p-value is "
                                 f"1/(m+1) = {smallest:.3g}; the step-up at α = {alpha:g} keeps rank r only when "
