@@ -11,6 +11,7 @@ from scipy import stats
 
 import jecs_core.conformal as conformal_mod
 from jecs_core import conformal_pvalues
+from jecs_core.conformal import ordered_keys
 
 
 def brute_force(test, cal):
@@ -81,6 +82,24 @@ def test_threaded_path_is_bit_identical_to_the_serial_path(case):
         conformal_mod._PARALLEL_MIN_CELLS = threshold
     assert np.array_equal(serial, threaded) and np.array_equal(serial_random, threaded_random)
     np.testing.assert_array_equal(serial, brute_force(test, cal))
+
+
+any_finite = st.floats(allow_nan=False, allow_infinity=False, allow_subnormal=True)
+
+
+@given(arrays(float, st.integers(1, 40), elements=any_finite | st.sampled_from([0.0, -0.0, 5e-324, -5e-324])))
+def test_ordered_keys_sort_and_tie_as_the_floats(values):
+    keys = ordered_keys(values)
+    assert np.array_equal(np.less.outer(keys, keys), np.less.outer(values, values))
+    assert np.array_equal(np.equal.outer(keys, keys), np.equal.outer(values, values))
+
+
+@given(
+    arrays(float, st.tuples(st.integers(1, 15), st.just(2)), elements=any_finite | st.sampled_from([0.0, -0.0])),
+    arrays(float, st.tuples(st.integers(1, 15), st.just(2)), elements=any_finite | st.sampled_from([0.0, -0.0])),
+)
+def test_extreme_magnitudes_and_signed_zeros_match_brute_force(test, cal):
+    np.testing.assert_array_equal(conformal_pvalues(test, cal), brute_force(test, cal))
 
 
 def test_exactly_uniform_under_exchangeability():
