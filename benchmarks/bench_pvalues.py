@@ -71,6 +71,16 @@ def plain(test, cal, threads: bool, sort_keys: bool = False, int_keys: bool = Fa
     return out
 
 
+def variants_for(test, cal) -> dict:
+    return {
+        "serial": lambda: plain(test, cal, threads=False),
+        "threaded": lambda: plain(test, cal, threads=True),
+        "sorted keys": lambda: plain(test, cal, threads=False, sort_keys=True),
+        "int keys": lambda: plain(test, cal, threads=False, int_keys=True),
+        "library": lambda: conformal_pvalues(test, cal),
+    }
+
+
 def timed(fn) -> tuple[float, float]:
     start, start_cpu = time.perf_counter(), time.process_time()
     fn()
@@ -89,13 +99,7 @@ def main(argv=None) -> int:
         rng = np.random.default_rng(0)
         test = signal * (rng.random((n, k)) < 0.1) + rng.standard_normal((n, k))
         cal = signal + rng.standard_normal((m, k))
-        variants = {
-            "serial": lambda: plain(test, cal, threads=False),
-            "threaded": lambda: plain(test, cal, threads=True),
-            "sorted keys": lambda: plain(test, cal, threads=False, sort_keys=True),
-            "int keys": lambda: plain(test, cal, threads=False, int_keys=True),
-            "library": lambda: conformal_pvalues(test, cal),
-        }
+        variants = variants_for(test, cal)
         reference = conformal_pvalues(test, cal)
         for name, fn in variants.items():
             if not np.array_equal(fn(), reference):
