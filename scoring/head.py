@@ -18,9 +18,21 @@ import weakref
 
 import torch
 
-from .token_scores import CHUNK_ELEMENTS, rows_per_chunk, token_statistics
+from .token_scores import rows_per_chunk, token_statistics
 
 _SPLIT_OK: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+#: Bytes for one chunk of LM-head output and the statistics' temporaries.  The head runs over
+#: as many scored rows at once as fit, so a short batch is one large matrix product, and a long
+#: one is cut into chunks of this size, which keeps peak memory flat in the sequence length.
+MEMORY_BUDGET = 256 << 20
+# float32 (rows, V) arrays alive at once in token_statistics: logits, log-softmax, p, log(1 - p).
+_LIVE_ARRAYS = 4
+
+
+def budget_elements(memory_budget: int = MEMORY_BUDGET) -> int:
+    """Vocabulary values per chunk that keep the chunk's temporaries within ``memory_budget`` bytes."""
+    return max(1, int(memory_budget) // (4 * _LIVE_ARRAYS))
 
 
 def _accepts_logits_to_keep(model) -> bool:
@@ -91,15 +103,21 @@ def scored_statistics(
     score_from: torch.Tensor,
     *,
     needed: tuple[str, ...],
-    chunk_elements: int = CHUNK_ELEMENTS,
+    chunk_elements: int | None = None,
     chunked: bool = True,
+    memory_budget: int = MEMORY_BUDGET,
 ) -> torch.Tensor:
     """Statistics ``needed`` at every scored position of a batch, rows in (row, position) order.
+
+    ``chunk_elements`` (default: from ``memory_budget`` bytes) bounds the vocabulary values of
+    one chunk of scored rows.
 
     Returns
     -------
     torch.Tensor, shape (len(needed), N), float32, on the model's device
     """
+    if chunk_elements is None:
+        chunk_elements = budget_elements(memory_budget)
     keep = scored_mask(attention_mask, score_from)
     targets = input_ids[:, 1:][keep[:, :-1]]
     parts = split_head(model) if chunked else None

@@ -1,0 +1,34 @@
+"""The LM head's memory budget: chunking follows it, and any budget gives the full-logits statistics."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from scoring import registry  # noqa: E402
+from scoring.head import MEMORY_BUDGET, budget_elements, scored_statistics  # noqa: E402
+from scoring.loading import load_model  # noqa: E402
+from scoring.sources import model_source  # noqa: E402
+from scoring.testing import save_tiny_model  # noqa: E402
+
+
+def test_budget_elements_cover_the_live_float32_arrays():
+    assert budget_elements(MEMORY_BUDGET) * 4 * 4 <= MEMORY_BUDGET
+    assert budget_elements(16 * 1000) == 1000 and budget_elements(1) == 1
+
+
+@pytest.mark.parametrize("arch", ["llama", "gpt2"])
+def test_any_budget_gives_the_full_logits_statistics(tmp_path, arch):
+    lm = load_model(model_source(save_tiny_model(tmp_path / arch, arch, seed=5)), device="cpu")
+    ids = torch.tensor([[5, 9, 11, 4, 7, 8, 3], [6, 12, 13, 2, 0, 0, 0]])
+    mask = torch.tensor([[1] * 7, [1, 1, 1, 1, 0, 0, 0]])
+    start = torch.tensor([1, 2])
+    vocab = lm.model.get_output_embeddings().weight.shape[0]
+    with torch.inference_mode():
+        full = scored_statistics(lm.model, ids, mask, start, needed=registry.STATISTICS, chunked=False)
+        for rows in (1, 2, 5, 1000):  # one row per chunk up to everything in one
+            part = scored_statistics(lm.model, ids, mask, start, needed=registry.STATISTICS,
+                                     memory_budget=16 * rows * vocab)
+            torch.testing.assert_close(part, full, rtol=1e-5, atol=1e-5)
