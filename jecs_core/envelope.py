@@ -30,6 +30,21 @@ def default_knn(m_tail: int) -> int:
 
     It satisfies the consistency conditions of the paper's kNN proposition:
     ``k_n -> inf`` and ``k_n / m_R -> 0`` as ``m_R -> inf``.
+
+    Parameters
+    ----------
+    m_tail : int
+        Size ``m_R`` of the right tail (at least 1).
+
+    Returns
+    -------
+    int
+        The kNN size ``k_n``.
+
+    Examples
+    --------
+    >>> default_knn(1), default_knn(10), default_knn(100)
+    (1, 4, 10)
     """
     if m_tail < 1:
         raise ValueError(f"m_tail must be >= 1, got {m_tail}")
@@ -130,10 +145,21 @@ def fit_envelope(p_max, lam: float, *, knn: int | None = None) -> Envelope:
     knn : int, optional
         kNN size; default :func:`default_knn` of the tail size.  Clipped to the tail size.
 
+    Returns
+    -------
+    Envelope
+        The fitted ``F_fit`` (callable), with ``k_n``, ``g_hat``, ``F_lambda``, ``slope`` and ``pi0_hat``.
+
     Raises
     ------
     ValueError
         If no value of ``p_max`` lies above ``lam`` (the envelope is undefined).
+
+    Examples
+    --------
+    >>> env = fit_envelope([0.1, 0.2, 0.55, 0.6, 0.8, 0.9], 0.5)
+    >>> env.m_tail, env.k_n
+    (4, 2)
     """
     lam = _check_lambda(lam)
     knn = _check_knn(knn)
@@ -147,8 +173,14 @@ def fit_envelope(p_max, lam: float, *, knn: int | None = None) -> Envelope:
 class LambdaGrid:
     """The per-lambda table behind the data-driven choice.
 
-    ``envelopes[i]`` is ``None`` where the tail above ``lambdas[i]`` is empty (unusable).
-    ``chosen`` is the index of the selected lambda, or ``None`` when no lambda is usable.
+    Attributes
+    ----------
+    lambdas : tuple of float
+        The grid, ascending.
+    envelopes : tuple of Envelope or None
+        ``envelopes[i]`` is ``None`` where the tail above ``lambdas[i]`` is empty (unusable).
+    chosen : int or None
+        Index of the selected lambda, or ``None`` when no lambda is usable.
     """
 
     lambdas: tuple[float, ...]

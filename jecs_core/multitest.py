@@ -1,6 +1,7 @@
 """Benjamini-Hochberg and Storey-BH step-up selection.
 
-Both rules share one step-up (METHOD-NOTES, "BH and Storey-BH")::
+Both rules share one step-up (Benjamini & Hochberg 1995; Storey, Taylor & Siegmund 2004;
+docs/GUARANTEES.md)::
 
     r* = max{r : p_(r) <= alpha r / (pi0 n)},   select p_i <= alpha r* / (pi0 n)
 
@@ -93,7 +94,25 @@ def storey_bh(pvalues, *, alpha: float, pi0: float = 1.0, sorted_values: np.ndar
 
 
 def benjamini_hochberg(pvalues, *, alpha: float) -> StepUpResult:
-    """Benjamini-Hochberg selection at level ``alpha`` (Storey-BH with ``pi0 = 1``)."""
+    """Benjamini-Hochberg selection at level ``alpha`` (Storey-BH with ``pi0 = 1``).
+
+    Parameters
+    ----------
+    pvalues : array_like, shape (n,)
+        Values in [0, 1]; small values are selected.
+    alpha : float
+        Target level in (0, 1).
+
+    Returns
+    -------
+    StepUpResult
+        ``selected``, ``r_star``, ``threshold``.
+
+    Examples
+    --------
+    >>> benjamini_hochberg([0.001, 0.02, 0.04, 0.5], alpha=0.1).selected.tolist()
+    [True, True, True, False]
+    """
     return storey_bh(pvalues, alpha=alpha, pi0=1.0)
 
 
@@ -103,6 +122,23 @@ def bh_adjusted(pvalues, *, pi0: float = 1.0) -> np.ndarray:
     With ``pi0 = 1`` this equals ``scipy.stats.false_discovery_control(p, method="bh")``.
     An item is selected by :func:`storey_bh` at level alpha exactly when its
     adjusted value is <= alpha.
+
+    Parameters
+    ----------
+    pvalues : array_like, shape (n,)
+        Values in [0, 1].
+    pi0 : float, default 1.0
+        Null-proportion factor in (0, 1].
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        The adjusted values, in the input order.
+
+    Examples
+    --------
+    >>> bh_adjusted([0.001, 0.02, 0.04, 0.5])
+    array([0.004     , 0.04      , 0.05333333, 0.5       ])
     """
     values = check_probability_vector(pvalues, "pvalues")
     pi0 = _check_pi0(pi0)

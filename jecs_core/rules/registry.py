@@ -18,7 +18,17 @@ from .._validation import check_alpha
 
 
 class Guarantee(str, enum.Enum):
-    """What a rule promises about the global contamination rate (GCR)."""
+    """What a rule promises about the global contamination rate (GCR).
+
+    Attributes
+    ----------
+    FINITE_SAMPLE
+        GCR <= alpha for every sample size (under the rule's stated assumptions).
+    ASYMPTOTIC
+        GCR <= alpha only in the limit; can exceed alpha in finite samples.
+    INVALID
+        No control of the GCR: a baseline shown for contrast.
+    """
 
     FINITE_SAMPLE = "finite-sample"
     ASYMPTOTIC = "asymptotic"
@@ -128,7 +138,24 @@ DEFAULT_METHOD = "storey-maxp"
 
 
 def get_rule(method: str | None = None) -> Rule:
-    """The registered rule called ``method`` (``None``: :data:`DEFAULT_METHOD`)."""
+    """The registered rule called ``method``.
+
+    Parameters
+    ----------
+    method : str, optional
+        A name in :data:`METHODS`; ``None`` is :data:`DEFAULT_METHOD`.
+
+    Returns
+    -------
+    Rule
+        Its name, label, guarantee kind, summary, ``run``, ``fit`` and accepted options.
+
+    Examples
+    --------
+    >>> import jecs_core as jc
+    >>> jc.get_rule().name, jc.get_rule("jecs").guarantee.value
+    ('storey-maxp', 'asymptotic')
+    """
     name = DEFAULT_METHOD if method is None else method
     if not isinstance(name, str) or name not in REGISTRY:
         raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")

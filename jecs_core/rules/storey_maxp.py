@@ -5,8 +5,8 @@ The default selection rule.  With ``p*_i = max_k p_i^k``, ``N = #{p* > lam}``::
     pi0_hat = c(n) * min((1 + N) / (n (1 - lam)), 1 / w(n))   (lam = 0.5, w(n) = 1 - 1.5 / sqrt(n))
     r* = max{r : p*_(r) <= alpha r / (pi0_hat n)},   select p* <= p*_(r*)
 
-``(1 + N) / (n (1 - lam))`` is Storey's "+1" estimator.  Capping it at 1 (as
-METHOD-NOTES' Storey-BH does) can push the GCR above alpha when almost every item
+``(1 + N) / (n (1 - lam))`` is Storey's "+1" estimator.  Capping it at 1 (the
+textbook Storey-BH) can push the GCR above alpha when almost every item
 is contaminated; capping at ``1 / w(n)`` and multiplying by the exact correction
 ``c(n) = max_{n0 <= n} E[max(n0 (1 - lam) / (1 + B), w(n) n0 / n)]``,
 ``B ~ Binomial(n0 - 1, 1 - lam)``, keeps the bound (``c(n) - 1`` is about 0.001).  Without the cap the rule would select far less than JMCS when
