@@ -102,7 +102,8 @@ def _columns(frame: pd.DataFrame, where: Where) -> tuple[list[str], list[str], l
     scores = [c for c in names if c.startswith(SCORE_PREFIX)]
     members = [c for c in names if c.startswith(MEMBER_PREFIX)]
     covariates = [c for c in names if c.startswith(COVARIATE_PREFIX)]
-    extra = [c for c in names if c not in ("item_id", "split") and c not in scores + members + covariates]
+    typed = {"item_id", "split", *scores, *members, *covariates}  # a set: one lookup per column, not a list scan
+    extra = [c for c in names if c not in typed]
     problems = []
     if not scores:
         problems.append(f"{where.source}: no score columns; expected one column 'score_<model>' per model "

@@ -126,9 +126,17 @@ def _csv_header(stream, source: str) -> list[str]:
     return check_header(row, source)
 
 
+# Above this many columns a per-column NA dict costs pandas seconds per 10,000 columns (one Series each):
+# the file is read with NA strings everywhere and its text columns re-read on their own.
+_WIDE_HEADER = 2_000
+
+
 def _read_csv(handle, header: list[str], source: str, text_columns=("item_id",)) -> pd.DataFrame:
-    na = {name: _NA_STRINGS for name in header if name not in text_columns}
     as_text = {name: str for name in text_columns if name in header}
+    wide = len(header) > _WIDE_HEADER
+    na = _NA_STRINGS if wide else {name: _NA_STRINGS for name in header if name not in text_columns}
+    if wide and as_text and not isinstance(handle, (str, Path)):
+        handle = io.BytesIO(handle.read())  # read twice below
     try:
         with warnings.catch_warnings():
             # A row longer than the header would be cut silently; make it an error instead.
@@ -142,6 +150,12 @@ def _read_csv(handle, header: list[str], source: str, text_columns=("item_id",))
                               "quote text that holds commas") from None
     except Exception as exc:  # the parser raises many types for malformed input
         raise ScoreTableError(f"{source}: could not be read as CSV ({exc.__class__.__name__}: {_one_line(exc)})") from None
+    if wide and as_text:
+        if not isinstance(handle, (str, Path)):
+            handle.seek(0)
+        kept = pd.read_csv(handle, usecols=list(as_text), dtype=as_text, keep_default_na=False, encoding="utf-8-sig")
+        for name in as_text:
+            frame[name] = kept[name].to_numpy()
     if list(frame.columns) != header:  # never let the parser rename a column behind our back
         raise ScoreTableError(f"{source}: the CSV header could not be read exactly as written")
     return frame
