@@ -18,8 +18,6 @@ import argparse
 import importlib.util
 import sys
 
-from jecs_core.cli import CORE_REGISTRARS, DESCRIPTION, build_parser, run
-
 # Commands of the optional layers, in help order.
 OPTIONAL_REGISTRARS: tuple[tuple[str, str], ...] = (
     ("scoring.cli", "register"),
@@ -56,6 +54,7 @@ def _installed(module: str, needs: tuple[str, ...]) -> bool:
 def index_parser() -> argparse.ArgumentParser:
     """The top-level parser with every installed command's name and help line, no layer imported."""
     from jecs_core import __version__
+    from jecs_core.cli import DESCRIPTION
 
     parser = argparse.ArgumentParser(prog="jecs", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"jecs {__version__}")
@@ -68,6 +67,17 @@ def index_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """Run ``jecs``; returns the exit code (0 ok, 2 bad input, 130 interrupted)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C while the layers import (seconds): no traceback, the usual exit code
+        print("jecs: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv) -> int:
+    # The layers are imported here, inside main's KeyboardInterrupt guard, not at module import.
+    from jecs_core.cli import CORE_REGISTRARS, build_parser, run
+
     argv = sys.argv[1:] if argv is None else list(argv)
     command = next((arg for arg in argv if not arg.startswith("-")), None)
     known = {name: module for name, _, module, _ in COMMANDS}

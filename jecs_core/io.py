@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import stat
 import warnings
 from pathlib import Path, PurePath
 
@@ -211,6 +212,8 @@ def read_table(path: str | Path, *, text_columns=("item_id",)) -> pd.DataFrame:
         raise ScoreTableError(f"{source}: file not found")
     if path.is_dir():
         raise ScoreTableError(f"{source}: is a directory, expected a .csv or .parquet file")
+    if not stat.S_ISREG(path.stat().st_mode):  # a device or FIFO would be read without end or block forever
+        raise ScoreTableError(f"{source}: not a regular file (a device, pipe or socket); expected a .csv or .parquet file")
     kind = _kind(path.name, source)
     try:
         if kind == "parquet":

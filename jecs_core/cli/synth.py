@@ -33,17 +33,28 @@ def write_frame(frame, out: str) -> Path:
     return write_table(frame, out)
 
 
+# Score and label cells (pool size x models x 2) one table may hold: about 3 GB of float64 at the cap.
+MAX_CELLS = 200_000_000
+
+
 def run(args: argparse.Namespace) -> int:
     from jecs_core.simulate.synthetic import paper_synthetic
 
-    frame = paper_synthetic(
-        np.random.default_rng(args.seed),
-        pool_size=args.pool_size,
-        n_models=args.models,
-        calibration_fraction=args.calibration_fraction,
-        contamination=args.contamination,
-        mu=args.mu,
-    )
+    cells = 2 * args.pool_size * args.models
+    if cells > MAX_CELLS:
+        raise ValueError(f"--pool-size {args.pool_size:,} with --models {args.models:,} asks for {cells:,} score and "
+                         f"label cells; at most {MAX_CELLS:,} are written (pool size x models <= {MAX_CELLS // 2:,})")
+    try:
+        frame = paper_synthetic(
+            np.random.default_rng(args.seed),
+            pool_size=args.pool_size,
+            n_models=args.models,
+            calibration_fraction=args.calibration_fraction,
+            contamination=args.contamination,
+            mu=args.mu,
+        )
+    except MemoryError:
+        raise ValueError(f"--pool-size {args.pool_size:,}: not enough memory for the table; ask for fewer items") from None
     path = write_frame(frame, args.out)
     n_test = int((frame["split"] == "test").sum())
     print(f"wrote {path}: {len(frame)} items ({len(frame) - n_test} calibration, {n_test} test), K = {args.models}, seed {args.seed}")
