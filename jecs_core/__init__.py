@@ -28,8 +28,8 @@ _LAZY_NAMES = {
     "multitest": ("StepUpResult", "benjamini_hochberg", "bh_adjusted", "storey_bh"),
     "posthoc": ("PostHocFit", "PostHocPath", "fit_post_hoc", "post_hoc_bound", "post_hoc_path"),
     "rules": ("DEFAULT_METHOD", "METHODS", "REGISTRY", "Guarantee", "Rule", "get_rule", "select"),
-    "selection": ("JECSFallbackWarning", "JECSFit", "JECSResult", "JMCSResult", "PerModelResult", "fit_jecs",
-                  "intersection_selection", "jecs", "jmcs", "max_p", "union_selection"),
+    "rules.per_model": ("PerModelResult", "intersection_selection", "union_selection"),
+    "selection": ("JECSFallbackWarning", "JECSFit", "JECSResult", "JMCSResult", "fit_jecs", "jecs", "jmcs", "max_p"),
 }
 _MODULE_OF = {name: module for module, names in _LAZY_NAMES.items() for name in names}
 

@@ -1,4 +1,5 @@
-"""The four joint-selection rules: JECS, JMCS and the naive union / intersection.
+"""The joint-selection rules on max-p: JECS and JMCS (the per-model union / intersection
+baselines live in :mod:`jecs_core.rules.per_model`).
 
 All take the (n, K) matrix of per-model conformal p-values (see
 :func:`jecs_core.conformal_pvalues`), so one conformal pass serves every rule
@@ -14,7 +15,7 @@ import numpy as np
 
 from ._validation import check_alpha, check_pvalue_matrix
 from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, _check_knn, _check_lambda, _fit_from_sorted, fit_lambda_grid
-from .multitest import StepUpResult, column_step_up, step_up_sorted, storey_bh
+from .multitest import StepUpResult, step_up_sorted, storey_bh
 
 
 class JECSFallbackWarning(UserWarning):
@@ -23,7 +24,17 @@ class JECSFallbackWarning(UserWarning):
 
 @dataclass(frozen=True)
 class JMCSResult:
-    """Joint Max Conformal Selection: BH on the max-p values."""
+    """Joint Max Conformal Selection: BH on the max-p values.
+
+    Attributes
+    ----------
+    alpha : float
+        Target level.
+    p_max : numpy.ndarray, shape (n,)
+        Max-p values.
+    step : StepUpResult
+        The BH step-up (``selected``, ``r_star``, ``threshold``).
+    """
 
     alpha: float
     p_max: np.ndarray
@@ -117,7 +128,17 @@ class JECSFit:
 
 @dataclass(frozen=True)
 class JECSResult:
-    """Joint Envelope Conformal Selection at one alpha (fit + Storey-BH step)."""
+    """Joint Envelope Conformal Selection at one alpha (fit + Storey-BH step).
+
+    Attributes
+    ----------
+    alpha : float
+        Target level.
+    fit : JECSFit
+        The alpha-free part (lambda, envelope, ``p_tilde``, ``pi0_hat``), re-exposed as properties.
+    step : StepUpResult
+        Storey-BH on ``p_tilde`` at ``pi0_hat``.
+    """
 
     alpha: float
     fit: JECSFit
@@ -156,27 +177,23 @@ class JECSResult:
         return self.fit.envelope_at(x)
 
 
-@dataclass(frozen=True)
-class PerModelResult:
-    """Union or intersection of the per-model BH selections (an invalid baseline)."""
-
-    alpha: float
-    rule: str
-    per_model: np.ndarray  # (n, K) bool: BH selection of each model
-
-    @property
-    def selected(self) -> np.ndarray:
-        if self.rule == "union":
-            return self.per_model.any(axis=1)
-        return self.per_model.all(axis=1)
-
-    @property
-    def n_selected(self) -> int:
-        return int(self.selected.sum())
-
-
 def max_p(pvalues) -> np.ndarray:
-    """Per-item maximum of the model-wise p-values (valid for the joint null)."""
+    """Per-item maximum of the model-wise p-values (valid for the joint null).
+
+    Parameters
+    ----------
+    pvalues : array_like, shape (n, K) or (n,)
+        Per-model p-values.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+
+    Examples
+    --------
+    >>> max_p([[0.01, 0.2], [0.5, 0.3]]).tolist()
+    [0.2, 0.5]
+    """
     return check_pvalue_matrix(pvalues).max(axis=1)
 
 
@@ -189,6 +206,10 @@ def jmcs(pvalues, *, alpha: float) -> JMCSResult:
         Per-model conformal p-values (a 1-D array is one model).
     alpha : float
         Target global contamination rate in (0, 1).
+
+    Returns
+    -------
+    JMCSResult
     """
     p_star = max_p(pvalues)
     return JMCSResult(alpha=check_alpha(alpha), p_max=p_star, step=storey_bh(p_star, alpha=alpha))
@@ -210,6 +231,11 @@ def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_L
         Candidate lambdas for ``lam="auto"``.
     warn : bool
         Emit :class:`JECSFallbackWarning` when falling back to JMCS.
+
+    Returns
+    -------
+    JECSFit
+        The alpha-free part; ``fit.select(alpha)`` gives a :class:`JECSResult`.
     """
     p_star = np.asarray(p_max, dtype=float)
     if p_star.ndim != 1:
@@ -255,23 +281,10 @@ def jecs(pvalues, *, alpha: float, lam="auto", knn: int | None = None, lambda_gr
         Target global contamination rate in (0, 1).
     lam, knn, lambda_grid
         See :func:`fit_jecs`.
+
+    Returns
+    -------
+    JECSResult
     """
     alpha = check_alpha(alpha)
     return fit_jecs(max_p(pvalues), lam=lam, knn=knn, lambda_grid=lambda_grid).select(alpha)
-
-
-def _per_model(pvalues, alpha: float, rule: str) -> PerModelResult:
-    p = check_pvalue_matrix(pvalues)
-    alpha = check_alpha(alpha)
-    chosen = column_step_up(p, alpha=alpha)  # storey_bh per column, sorting only values that can pass
-    return PerModelResult(alpha=alpha, rule=rule, per_model=chosen)
-
-
-def union_selection(pvalues, *, alpha: float) -> PerModelResult:
-    """Union of per-model BH selections at ``alpha``.  Invalid: does not control the GCR."""
-    return _per_model(pvalues, alpha, "union")
-
-
-def intersection_selection(pvalues, *, alpha: float) -> PerModelResult:
-    """Intersection of per-model BH selections at ``alpha``.  Invalid: does not control the GCR."""
-    return _per_model(pvalues, alpha, "intersection")

@@ -8,8 +8,89 @@ import numpy as np
 
 from .._validation import check_alpha, check_pvalue_matrix
 from ..multitest import column_step_up
-from ..selection import PerModelResult, intersection_selection, union_selection
 from .registry import Guarantee, Rule
+
+
+@dataclass(frozen=True)
+class PerModelResult:
+    """Union or intersection of the per-model BH selections (an invalid baseline).
+
+    Attributes
+    ----------
+    alpha : float
+        Level of every per-model BH.
+    rule : {"union", "intersection"}
+        How the per-model selections combine.
+    per_model : numpy.ndarray of bool, shape (n, K)
+        Each model's BH selection.
+    """
+
+    alpha: float
+    rule: str
+    per_model: np.ndarray
+
+    @property
+    def selected(self) -> np.ndarray:
+        if self.rule == "union":
+            return self.per_model.any(axis=1)
+        return self.per_model.all(axis=1)
+
+    @property
+    def n_selected(self) -> int:
+        return int(self.selected.sum())
+
+
+def _per_model(pvalues, alpha: float, rule: str) -> PerModelResult:
+    p = check_pvalue_matrix(pvalues)
+    alpha = check_alpha(alpha)
+    chosen = column_step_up(p, alpha=alpha)  # storey_bh per column, sorting only values that can pass
+    return PerModelResult(alpha=alpha, rule=rule, per_model=chosen)
+
+
+def union_selection(pvalues, *, alpha: float) -> PerModelResult:
+    """Union of per-model BH selections at ``alpha``.  Invalid: does not control the GCR.
+
+    Parameters
+    ----------
+    pvalues : array_like, shape (n, K)
+        Per-model p-values.
+    alpha : float
+        Level of every per-model BH.
+
+    Returns
+    -------
+    PerModelResult
+        ``selected`` holds the items that any model's BH keeps.
+
+    Examples
+    --------
+    >>> union_selection([[0.01, 0.9], [0.9, 0.9], [0.02, 0.01]], alpha=0.1).selected.tolist()
+    [True, False, True]
+    """
+    return _per_model(pvalues, alpha, "union")
+
+
+def intersection_selection(pvalues, *, alpha: float) -> PerModelResult:
+    """Intersection of per-model BH selections at ``alpha``.  Invalid: does not control the GCR.
+
+    Parameters
+    ----------
+    pvalues : array_like, shape (n, K)
+        Per-model p-values.
+    alpha : float
+        Level of every per-model BH.
+
+    Returns
+    -------
+    PerModelResult
+        ``selected`` holds the items that every model's BH keeps.
+
+    Examples
+    --------
+    >>> intersection_selection([[0.01, 0.9], [0.9, 0.9], [0.02, 0.01]], alpha=0.1).selected.tolist()
+    [False, False, True]
+    """
+    return _per_model(pvalues, alpha, "intersection")
 
 
 @dataclass(frozen=True)
