@@ -5,8 +5,10 @@ Import them from :mod:`jecs_core.io`.
 
 from __future__ import annotations
 
+import glob
 import os
 import tempfile
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -92,19 +94,47 @@ def check_output_path(path: str | Path, *, suffixes=WRITE_SUFFIXES, inputs=(), w
     return path
 
 
+# Temporary files beside an output end in this; one older than STALE_SECONDS was left by a killed writer.
+TEMP_SUFFIX = ".jecs-partial"
+STALE_SECONDS = 3600.0
+
+
+def _umask_mode() -> int:
+    """0666 less the process umask: the mode ``open()`` would give a new file."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _remove_stale_temps(target: Path) -> None:
+    """Delete this target's temporary files left by a writer killed (SIGKILL) more than an hour ago."""
+    now = time.time()
+    for temp in target.parent.glob(f".{glob.escape(target.name)}.*{TEMP_SUFFIX}"):
+        try:
+            if temp.is_file() and now - temp.stat().st_mtime > STALE_SECONDS:
+                temp.unlink()
+        except OSError:  # another writer's file, gone or not ours to delete: leave it
+            pass
+
+
 def write_files_atomic(writers: Mapping[str | Path, Callable[[Path], None]]) -> list[Path]:
     """Write several files both-or-neither: each writer fills a temporary file, then all are renamed.
 
     ``writers`` maps each target path to ``writer(temporary_path)``. If any writer fails, no
     target is touched. The temporary files live in the targets' directories (same file
-    system), so each rename is atomic.
+    system), so each rename is atomic; they are named ``.<target>.<random>.jecs-partial``, and one
+    older than an hour (left by a killed writer) is deleted on the next write to that target. The
+    outputs get the mode the user's umask gives new files.
     """
     temps: list[tuple[Path, Path]] = []
+    mode = _umask_mode()
     try:
         for target, writer in writers.items():
             target = Path(target)
-            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+            _remove_stale_temps(target)
+            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=target.parent)
             os.close(fd)
+            os.chmod(name, mode)  # mkstemp makes 0600; the output gets the mode any new file of the user's gets
             temps.append((Path(name), target))
             writer(Path(name))
         renamed: list[Path] = []

@@ -1,0 +1,103 @@
+"""Hangs, tracebacks and silent wrongs of one small hostile input each, through the installed ``jecs`` command."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import jecs_core as jc
+from jecs_core.contract import _columns
+from jecs_core._columns import Where
+
+
+def _jecs(*args, timeout=120):
+    return subprocess.run(["jecs", *map(str, args)], capture_output=True, text=True, timeout=timeout)
+
+
+def test_column_sort_is_linear_in_the_column_count():
+    names = ["item_id", "split"] + [f"score_m{i}" for i in range(50_000)] + [f"note{i}" for i in range(50_000)]
+    frame = pd.DataFrame(columns=names)
+    start = time.perf_counter()
+    scores, _, _, extra, problems = _columns(frame, Where("wide.parquet", np.arange(0), False))
+    assert time.perf_counter() - start < 5  # the list scan per column took minutes at this width
+    assert len(scores) == 50_000 and len(extra) == 50_000 and not problems
+
+
+def test_wide_csv_answers_and_keeps_text_ids(tmp_path):
+    frame = pd.DataFrame(np.random.default_rng(0).random((4, 3_000)), columns=[f"score_m{i}" for i in range(3_000)])
+    frame.insert(0, "split", ["calibration", "calibration", "test", "test"])
+    frame.insert(0, "item_id", ["NA", "null", "t1", "t2"])
+    frame.to_csv(tmp_path / "wide.csv", index=False)
+    table = jc.load_scores(tmp_path / "wide.csv")
+    assert list(table.calibration_ids) == ["NA", "null"] and table.K == 3_000
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_device_refused():
+    run = _jecs("select", "/dev/zero", timeout=30)
+    assert run.returncode == 2 and "/dev/zero: not a regular file" in run.stderr and "Traceback" not in run.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_fifo_refused(tmp_path):
+    os.mkfifo(tmp_path / "scores.csv")
+    run = _jecs("select", tmp_path / "scores.csv", timeout=30)
+    assert run.returncode == 2 and "not a regular file" in run.stderr
+
+
+def test_synth_huge_pool_one_line(tmp_path):
+    run = _jecs("synth", "--pool-size", 1_000_000_000_000, "--out", tmp_path / "s.csv", timeout=60)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1 and "--pool-size" in run.stderr
+    assert not (tmp_path / "s.csv").exists()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_during_imports_exits_130():
+    proc = subprocess.Popen(["jecs", "select", "missing.csv"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.25)  # inside the imports of numpy / pandas
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    if proc.returncode == 2:  # the command finished before the signal arrived on a fast machine
+        pytest.skip("finished before the interrupt")
+    assert proc.returncode == 130 and "Traceback" not in err
+
+
+def test_nullable_float_with_na_gets_the_missing_value_message():
+    frame = pd.DataFrame({"item_id": ["a", "b", "c", "d"], "split": ["calibration", "calibration", "test", "test"],
+                          "score_m": pd.array([0.1, 0.2, pd.NA, 0.3], dtype="Float64")})
+    with pytest.raises(ValueError, match=r"column 'score_m': missing score \(empty or NaN\) at row 3"):
+        jc.table_from_frame(frame)
+    with pytest.raises(ValueError, match="must be finite"):
+        jc.conformal_pvalues(pd.DataFrame({"a": pd.array([0.1, pd.NA], dtype="Float64")}), [[0.1], [0.3]])
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
+def test_outputs_honour_the_umask(tmp_path, umask):
+    script = ("import os, sys; os.umask(int(sys.argv[1], 8)); from jecs_cli import main; "
+              "sys.exit(main(['synth', '--pool-size', '50', '--out', sys.argv[2]]))")
+    out = tmp_path / "s.csv"
+    run = subprocess.run([sys.executable, "-c", script, oct(umask)[2:], str(out)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_stale_partial_files_cleaned_fresh_ones_kept(tmp_path):
+    from jecs_core.io import write_table
+
+    stale, fresh = tmp_path / ".sel.csv.abc123.jecs-partial", tmp_path / ".sel.csv.def456.jecs-partial"
+    stale.write_text("half a table")
+    fresh.write_text("another writer, still running")
+    old = time.time() - 2 * 3600
+    os.utime(stale, (old, old))
+    write_table(pd.DataFrame({"a": [1]}), tmp_path / "sel.csv")
+    assert not stale.exists() and fresh.exists() and (tmp_path / "sel.csv").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".sel.csv.def456.jecs-partial", "sel.csv"]
