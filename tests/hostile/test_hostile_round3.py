@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 import jecs_core as jc
-from jecs_core.contract import _columns
 from jecs_core._columns import Where
+from jecs_core.contract import _columns
 
 
 def _jecs(*args, timeout=120):
