@@ -220,6 +220,9 @@ def read_table(path: str | Path, *, text_columns=("item_id",)) -> pd.DataFrame:
             return _read_parquet(str(path), source)
         with open(path, encoding="utf-8-sig", newline="") as stream:
             header = _csv_header(stream, source)
+        if sum(name.count(";") for name in header) >= len(header):  # e.g. "item_id;split;score_a" read as one name
+            raise ScoreTableError(f"{source}: looks semicolon-separated (';' in its header line); save it as "
+                                  "comma-separated CSV (in a spreadsheet: 'CSV, comma delimited')")
         return _read_csv(path, header, source, text_columns)
     except OSError as exc:
         raise ScoreTableError(f"{source}: could not be read ({exc.__class__.__name__}: {_one_line(exc.strerror or exc)})") from None

@@ -111,6 +111,10 @@ class ShiftCheck:
                 for name, a, imp in zip(self.features, self.feature_auc, self.importance)]
         if self.shifted and self.drivers():
             out.append("  driven by: " + ", ".join(self.drivers()))
+        if self.shifted:
+            out.append("  harmful direction: calibration members scoring HIGHER than the benchmark's members (their "
+                       "p-values come out too small and contaminated items are selected); scoring lower only costs "
+                       "power; --covariates corrects either (docs/CALIBRATION-SHIFT.md)")
         return out
 
 

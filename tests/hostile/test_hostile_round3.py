@@ -101,3 +101,19 @@ def test_stale_partial_files_cleaned_fresh_ones_kept(tmp_path):
     write_table(pd.DataFrame({"a": [1]}), tmp_path / "sel.csv")
     assert not stale.exists() and fresh.exists() and (tmp_path / "sel.csv").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == [".sel.csv.def456.jecs-partial", "sel.csv"]
+
+
+def test_semicolon_file_gets_the_delimiter_hint(tmp_path):
+    path = tmp_path / "semi.csv"
+    path.write_text("item_id;split;score_a\nc1;calibration;0,5\nt1;test;0,3\n", encoding="utf-8")
+    run = _jecs("select", path, timeout=60)
+    assert run.returncode == 2 and "looks semicolon-separated" in run.stderr and "more fields" not in run.stderr
+
+
+def test_shift_check_names_the_harmful_direction():
+    from jecs_core.shift import table_shift_check
+    from jecs_core.simulate import make_scenario
+
+    check = table_shift_check(jc.table_from_frame(make_scenario("shift_location", np.random.default_rng(0))))
+    assert check.shifted
+    assert any("harmful direction: calibration members scoring HIGHER" in line for line in check.lines())
