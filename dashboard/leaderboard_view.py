@@ -28,6 +28,7 @@ from .leaderboard_results import LOG_ID_FIELD, LOG_MODELS, RESULTS, ResultsFile,
 from .plain import escape
 from .report import ReportInputs, build_report
 from .select_view import METHOD
+from .select_view import URL_LOADED as SELECT_URL_LOADED
 
 # METHOD is shared with the Select page: the clean subset is its selection.
 METRIC = "jecs.lb_metric"
@@ -35,8 +36,20 @@ URL_LOADED = "jecs.lb_url_loaded"
 URL_RESULTS, URL_METRIC = "results", "metric"
 
 
-def restore_state() -> None:
-    """Keep the page's values across pages and, once per session, read ``alpha``, ``method``, ``metric``, ``results``."""
+def _opening_alpha(data: state.ActiveData) -> float | None:
+    """The α of the sample this page shows (``Sample.alpha``): the active one if it ships results, else the fallback."""
+    sample = samples.SAMPLES.get(data.key.split(":")[1]) if data.origin == "sample" else None
+    if sample is None or sample.results_file is None:
+        sample = samples.SAMPLES.get(samples.LEADERBOARD_SAMPLE)
+    return sample.alpha if sample is not None else None
+
+
+def restore_state(data: state.ActiveData) -> None:
+    """Keep the page's values across pages and, once per session, read ``alpha``, ``method``, ``metric``, ``results``.
+
+    A session that opens here with no α in the URL (and has not been on the Select page)
+    starts at the shown sample's own α, when it has one.
+    """
     s = st.session_state
     s[METHOD] = s.get(METHOD, DEFAULT_METHOD)
     s[METRIC] = s.get(METRIC, "")
@@ -52,6 +65,8 @@ def restore_state() -> None:
         alpha = None
     if alpha is not None and 0.01 <= alpha <= 0.5:
         s[state.ALPHA] = round(alpha, 2)
+    elif not s.get(SELECT_URL_LOADED) and _opening_alpha(data) is not None:
+        s[state.ALPHA] = _opening_alpha(data)
     if q.get("method") in REGISTRY:
         s[METHOD] = q["method"]
     if q.get(URL_METRIC):
@@ -193,6 +208,15 @@ def pairwise_section(board) -> None:
         st.caption("Each pair of models compared on the same clean items; the p-values are adjusted for "
                    "the number of pairs.")
         st.dataframe(pairs, hide_index=True, key="leaderboard-pairs")
+
+
+def has_clean_items(board) -> bool:
+    """False (and says so) when the rule selects no test item: there is nothing to rank on."""
+    if board.n_clean:
+        return True
+    st.warning(f"{REGISTRY[board.method].label} selects no test item at α = {board.alpha:g}, so there is no clean "
+               "subset to rank on. Raise α or pick another rule.", icon=":material/warning:")
+    return False
 
 
 def warning_lines(board) -> None:

@@ -31,7 +31,8 @@ class Sample:
     samples); ``score_loader(name)`` then loads the table with that score in the
     ``score_<model>`` columns, and ``loader()`` loads ``scores[0]``.
     ``results_file`` is a shipped per-item results file of the same models (the
-    Leaderboard page's input), when the sample has one.
+    Leaderboard page's input), when the sample has one; ``alpha`` the α that page opens the
+    sample at when no α is chosen yet (a small calibration block selects nothing at 0.1).
     """
 
     key: str
@@ -41,6 +42,7 @@ class Sample:
     scores: tuple[str, ...] = ()
     score_loader: Callable[[str], ScoreTable] | None = None
     results_file: Path | None = None
+    alpha: float | None = None
 
     def load(self, score: str | None = None) -> ScoreTable:
         if score is None or not self.scores or score == self.scores[0]:
@@ -123,9 +125,11 @@ if (REAL_DIR / f"{LEADERBOARD_STEM}_results.csv").exists():
             "4 LoRA fine-tunes of SmolLM2-135M that saw 0, 60, 120 and 180 of the 320 test items (equal training "
             "sizes, padded with other Wikipedia texts), scored by Min-K%++, with each model's greedy exact match of "
             "every test text's last 4 tokens (jecs build-sample --rhos --task-tokens; sample_data/real/"
-            f"{LEADERBOARD_STEM}.provenance.json). Labelled.",
+            f"{LEADERBOARD_STEM}.provenance.json). 80 calibration items only: the rules select little below "
+            "α = 0.3. Labelled.",
             lambda: load_scores(REAL_DIR / f"{LEADERBOARD_STEM}.csv"),
             results_file=REAL_DIR / f"{LEADERBOARD_STEM}_results.csv",
+            alpha=0.3,
         )
     )
 

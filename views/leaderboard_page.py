@@ -16,7 +16,7 @@ from dashboard.theme import method_label
 from jecs_core import METHODS
 
 data = state.active()
-lb.restore_state()
+lb.restore_state(data)
 
 st.title("Leaderboard on the clean subset")
 st.caption("Rank the models on the items the selection rule certifies as clean for all of them (the Select page's "
@@ -65,7 +65,7 @@ else:
     board, problem = lb.board(subject, metric, alpha, st.session_state[lb.METHOD], lam, knn)
     if problem:
         lb.error_line(problem)
-    else:
+    elif lb.has_clean_items(board):
         lb.warning_lines(board)
         lb.summary_cards(board)
         st.plotly_chart(plot_leaderboard(board.frame, metric=board.metric), key="leaderboard-figure")

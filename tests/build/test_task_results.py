@@ -183,3 +183,28 @@ def test_cli_rejects_a_non_numeric_share(capsys):
     with pytest.raises(SystemExit):
         main(["--rhos", "0,half"])
     assert "expected comma-separated numbers" in capsys.readouterr().err
+
+
+def test_shipped_leaderboard_sample_matches_its_provenance():
+    """sample_data/real/wiki_smollm2_exposure_k4*: exposures, results of every model on every test item, records."""
+    from jecs_core import load_scores
+    from sample_data import SAMPLE_DIR
+
+    stem = SAMPLE_DIR / "real" / "wiki_smollm2_exposure_k4"
+    table = load_scores(f"{stem}.csv")
+    prov = json.loads(Path(f"{stem}.provenance.json").read_text())
+    results = pd.read_csv(f"{stem}_results.csv", dtype={"item_id": str})
+    assert prov["parameters"]["rhos"] == [0, 0.3, 0.6, 0.9] and prov["parameters"]["pad_training"]
+    assert dict(zip(table.models, table.test_members.sum(axis=0).tolist())) == {
+        "ft01": 0, "ft02": 60, "ft03": 120, "ft04": 180}
+    assert len({log["n_train"] for log in prov["training"].values()}) == 1  # equal training sizes
+    assert list(results.columns) == ["item_id", "model", "correct", "token_accuracy"]
+    for k, model in enumerate(table.models):
+        own = results[results["model"] == model].set_index("item_id").reindex(table.test_ids)
+        assert own["correct"].notna().all() and set(own["correct"]) <= {0, 1}
+        record = prov["task_results"]["per_model"][model]
+        assert record["exact_match_all"] == pytest.approx(own["correct"].mean(), abs=1e-4)
+        seen = table.test_members[:, k] == 1
+        assert record["test_items_seen"] == int(seen.sum())
+        if seen.any():  # memorisation: a model answers the items it was trained on more often
+            assert own["correct"][seen].mean() > own["correct"][~seen].mean()

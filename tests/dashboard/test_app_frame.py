@@ -10,7 +10,8 @@ from streamlit.testing.v1 import AppTest
 from dashboard import samples, state
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGES = ["views/data_page.py", "views/score_page.py", "views/select_page.py", "views/evaluate_page.py", "views/learn_page.py"]
+PAGES = ["views/data_page.py", "views/score_page.py", "views/select_page.py", "views/leaderboard_page.py",
+         "views/evaluate_page.py", "views/learn_page.py"]
 
 
 def _app(sample: str | None = None) -> AppTest:
