@@ -197,6 +197,9 @@ def summary_cards(board) -> None:
     cols[2].metric("Largest inflation", f"{float(worst['inflation']):+.3f}",
                    help="Full-benchmark mean minus clean-subset mean; the model is named below.")
     cols[2].text(f"({worst['model']})")
+    st.caption(f"With {1 - board.delta:.0%} confidence the {board.n_clean:,} clean items hold at most "
+               f"{board.max_contaminated:,} contaminated ones (post-hoc bound); the ranges on the truly clean items "
+               "follow from that number.")
 
 
 def pairwise_section(board) -> None:

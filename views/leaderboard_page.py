@@ -41,12 +41,14 @@ with st.container(border=True):
     if upload_problem:
         lb.error_line(upload_problem)
     if st.session_state.get(lr.RESULTS) is not None:
-        right.button("Use the sample's results", on_click=lr.forget_upload, icon=":material/undo:")
+        right.button("Use the sample's results", on_click=lr.forget_upload, icon=":material/undo:", key="jecs.lb_forget")
 
 subject = lb.subject(data)
 if subject.fallback:
     st.info("The active data set has no per-item results, so this page shows the shipped leaderboard sample. "
             "Upload results of the active data set's models above to rank them instead.", icon=":material/info:")
+    st.button("Make this sample the active data set", on_click=state.activate_sample,
+              args=(subject.key.split(":")[1],), icon=":material/swap_horiz:", key="jecs.lb_activate")
 st.text(f"Data set: {subject.name}")
 
 controls = st.columns([2, 2], gap="large")

@@ -74,6 +74,11 @@ def test_page_opens_on_the_shipped_leaderboard_sample():
     fig = at.get("plotly_chart")[0]
     assert "change rank" in fig.proto.spec
     assert not at.error
+    assert any("at most" in c.value and "post-hoc bound" in c.value for c in at.caption)
+    at.button(key="jecs.lb_activate").click().run()  # the sample becomes the data set of every page
+    assert at.session_state[state.ACTIVE_KEY] == f"sample:{samples.LEADERBOARD_SAMPLE}"
+    assert not any("shipped leaderboard sample" in i.value for i in at.info)
+    pd.testing.assert_frame_equal(_shown(at), expected)
 
 
 def test_from_the_select_page_alpha_is_kept_and_an_empty_subset_is_said_not_drawn():
@@ -96,7 +101,7 @@ def test_upload_of_a_long_csv_ranks_the_active_data_set():
     pd.testing.assert_frame_equal(_shown(at), _expected(table, data, "my results.csv"))
     token = at.query_params["results"]
     assert lr.held(token).data == data
-    at.button[0].click().run()  # back to the sample's results
+    at.button(key="jecs.lb_forget").click().run()  # back to the sample's results
     assert "results" not in at.query_params
 
 
