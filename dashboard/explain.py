@@ -89,11 +89,14 @@ def ranking(result) -> Ranking | None:
     if r_star is None or threshold is None:
         return None
     pi0 = _field(result, "pi0_hat", "pi0")
+    p_max = _field(result, "p_max")
     for attr, name in _STATISTICS:
         values = getattr(result, attr, None)
         if values is not None:
-            return Ranking(name, np.asarray(values, dtype=float), int(r_star), float(threshold),
-                           1.0 if pi0 is None else float(pi0))
+            values = np.asarray(values, dtype=float)
+            if attr == "p_tilde" and p_max is not None and np.array_equal(values, np.asarray(p_max, dtype=float)):
+                name = dict(_STATISTICS)["p_max"]  # an identity envelope (Storey-BH): the statistic is p* itself
+            return Ranking(name, values, int(r_star), float(threshold), 1.0 if pi0 is None else float(pi0))
     return None
 
 

