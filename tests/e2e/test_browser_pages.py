@@ -94,7 +94,7 @@ def test_learn_with_one_model_and_exposure_off_renders(page, app_url):
     page.screenshot(path=str(ARTIFACTS / "learn-k1.png"))
 
 
-@pytest.mark.parametrize("path", ["/select", "/data", "/evaluate", "/score", "/learn"])
+@pytest.mark.parametrize("path", ["/select", "/data", "/leaderboard", "/evaluate", "/score", "/learn"])
 def test_nothing_truncates_at_800_px(browser, app_url, path):
     context = browser.new_context(viewport={"width": 800, "height": 1000})
     page = context.new_page()
