@@ -104,4 +104,7 @@ def plot_envelope(fit: JECSFit, contaminated=None, *, color: str = PALETTE[0]) -
         title="Fitted envelope F_fit vs the empirical CDF of max-p", height=420,
         xaxis={"title": {"text": "x (max-p scale)"}, "range": [0, 1]},
         yaxis={"title": {"text": "cumulative probability"}, "range": [0, 1.02]}, **marks,
+        # Six long entries in the top legend wrap onto the title; the CDFs leave the lower right empty.
+        legend={"orientation": "v", "x": 0.99, "xanchor": "right", "y": 0.02, "yanchor": "bottom",
+                "bgcolor": "rgba(255,255,255,0.75)", "font": {"size": 11}},
     ))

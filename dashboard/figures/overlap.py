@@ -80,5 +80,7 @@ def plot_overlap(comparison: Comparison) -> go.Figure:
         xaxis={"showticklabels": False, "showgrid": False, "zeroline": False, "range": [-0.6, max(len(x), 1) - 0.4]},
         yaxis={"title": {"text": "items"}, "domain": [0.38, 1.0]},
         yaxis2={"domain": [0.0, 0.32], "anchor": "x", "tickvals": [y for y, _ in ticks], "ticktext": [t for _, t in ticks],
-                "range": [-0.6, n_rows - 0.4], "showgrid": False, "zeroline": False},
+                "range": [-0.6, n_rows - 0.4], "showgrid": False, "zeroline": False, "automargin": True},
+        # The rule labels sit left of the dots: a margin wide enough for the longest, not the default 60 px.
+        margin={"l": max(60, 7 * max((len(t) for _, t in ticks), default=0) + 16), "r": 20, "t": 60, "b": 30},
     ))

@@ -71,3 +71,15 @@ def test_evaluate_note_names_no_api_function():
     source = (Path(__file__).resolve().parents[2] / "views" / "evaluate_page.py").read_text(encoding="utf-8")
     note = source.split("SE_NOTE = (", 1)[1].split(")\n", 1)[0]
     assert "twin_evaluate" not in note and "jecs evaluate" not in note and "runs.se_note()" not in source
+
+
+def test_envelope_legend_clear_of_the_title_and_overlap_labels_not_clipped():
+    from dashboard.figures.catalog import _envelope
+    from dashboard.figures.overlap import plot_overlap
+
+    comparison = jc.compare_methods(jc.load_scores(SAMPLE), alpha=0.1)
+    envelope = _envelope(comparison, "jecs").layout
+    assert envelope.legend.y < 0.5 and envelope.legend.yanchor == "bottom"  # inside the plot, below the title
+    overlap = plot_overlap(comparison).layout
+    longest = max(len(t) for t in overlap.yaxis2.ticktext)
+    assert overlap.margin.l >= 7 * longest and overlap.yaxis2.automargin
