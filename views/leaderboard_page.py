@@ -51,29 +51,36 @@ if subject.fallback:
               args=(subject.key.split(":")[1],), icon=":material/swap_horiz:", key="jecs.lb_activate")
 st.text(f"Data set: {subject.name}")
 
-controls = st.columns([2, 2], gap="large")
-controls[0].slider("Target GCR α", min_value=0.01, max_value=0.50, step=0.01, format="%.2f", key=state.ALPHA,
-                   help="The clean subset is the selection at this α (shared with the Select page).")
-controls[1].selectbox("Selection rule", METHODS, key=lb.METHOD, format_func=method_label,
-                      help="The rule whose selection is the clean subset (shared with the Select page).")
-alpha = round(float(st.session_state[state.ALPHA]), 4)
-lam, knn = state.lambda_setting(), state.knn_setting()
-metric = str(st.session_state[lb.METRIC]).strip()
 
-if subject.results is None:
-    st.info("Upload per-item results of this data set's models to rank them.", icon=":material/upload_file:")
-else:
-    st.text(f"Results: {subject.results.name} ({'uploaded' if subject.results.origin == 'upload' else 'shipped'})")
-    board, problem = lb.board(subject, metric, alpha, st.session_state[lb.METHOD], lam, knn)
-    if problem:
-        lb.error_line(problem)
-    elif lb.has_clean_items(board):
-        lb.warning_lines(board)
-        lb.summary_cards(board)
-        st.plotly_chart(plot_leaderboard(board.frame, metric=board.metric), key="leaderboard-figure")
-        st.caption(lb.FIGURE_CAPTION)
-        st.dataframe(lb.table_frame(board.frame), hide_index=True, key="leaderboard-table")
-        st.caption(lb.TABLE_CAPTION)
-        lb.pairwise_section(board)
-        lb.downloads(board, subject, alpha, lam, knn)
-lb.write_url(alpha)
+@st.fragment
+def ranking() -> None:
+    """α, the rule and everything they change: a step of either reruns only this."""
+    controls = st.columns([2, 2], gap="large")
+    controls[0].slider("Target GCR α", min_value=0.01, max_value=0.50, step=0.01, format="%.2f", key=state.ALPHA,
+                       help="The clean subset is the selection at this α (shared with the Select page).")
+    controls[1].selectbox("Selection rule", METHODS, key=lb.METHOD, format_func=method_label,
+                          help="The rule whose selection is the clean subset (shared with the Select page).")
+    alpha = round(float(st.session_state[state.ALPHA]), 4)
+    lam, knn = state.lambda_setting(), state.knn_setting()
+    metric = str(st.session_state[lb.METRIC]).strip()
+    if subject.results is None:
+        st.info("Upload per-item results of this data set's models to rank them.", icon=":material/upload_file:")
+    else:
+        origin = "uploaded" if subject.results.origin == "upload" else "shipped"
+        st.text(f"Results: {subject.results.name} ({origin})")
+        board, problem = lb.board(subject, metric, alpha, st.session_state[lb.METHOD], lam, knn)
+        if problem:
+            lb.error_line(problem)
+        elif lb.has_clean_items(board):
+            lb.warning_lines(board)
+            lb.summary_cards(board)
+            st.plotly_chart(plot_leaderboard(board.frame, metric=board.metric), key="leaderboard-figure")
+            st.caption(lb.FIGURE_CAPTION)
+            st.dataframe(lb.table_frame(board.frame), hide_index=True, key="leaderboard-table")
+            st.caption(lb.TABLE_CAPTION)
+            lb.pairwise_section(board)
+            lb.downloads(board, subject, alpha, lam, knn)
+    lb.write_url(alpha)
+
+
+ranking()
