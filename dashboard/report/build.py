@@ -19,6 +19,7 @@ from ..explain import selection_warnings
 from ..figures.catalog import SELECT_FIGURES, build_all, envelope_source
 from .leaderboard import leaderboard_section
 from .style import CSS
+from .tables import COUNT_HEADERS, record_html
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,10 @@ def _json_block(value) -> str:
     return f"<pre>{_e(json.dumps(_plain(value), indent=2, default=str))}</pre>"
 
 
+def _record_block(value) -> str:
+    return record_html(_plain(value))
+
+
 def _settings(inputs: ReportInputs) -> str:
     rule = REGISTRY[inputs.method]
     return _table([
@@ -141,7 +146,7 @@ def _data_summary(inputs: ReportInputs) -> str:
 
 def _counts(inputs: ReportInputs) -> str:
     summary = inputs.comparison.summary()
-    return _frame(summary.drop(columns=["method"]))
+    return _frame(summary.drop(columns=["method"]).rename(columns=COUNT_HEADERS))
 
 
 def _figures(inputs: ReportInputs) -> str:
@@ -162,7 +167,7 @@ def build_report(inputs: ReportInputs) -> str:
     """The whole report as one HTML string (UTF-8 text; plotly.js inlined once)."""
     c, t = inputs.comparison, inputs.table
     warnings = selection_warnings(t, c)
-    warn_html = "".join(f"<li>{_e(m)}</li>" for _, m in warnings) or "<li>none</li>"
+    warn_html = "".join(f"<li>{_e(m)}</li>" for _, m in warnings) or "<li class='none'>none</li>"
     provenance = provenance_for(t)
     try:
         sidecar = selection_metadata(t, c, inputs.method, options={"lam": inputs.lam, "knn": inputs.knn})
@@ -173,12 +178,12 @@ def build_report(inputs: ReportInputs) -> str:
         ("Data", _data_summary(inputs)),
         ("Selections", _counts(inputs)),
         ("Warnings", f"<ul class='warnings'>{warn_html}</ul>"),
-        ("Diagnostics (label-free)", _json_block(inputs.diagnostics) if inputs.diagnostics is not None
+        ("Diagnostics (label-free)", _record_block(inputs.diagnostics) if inputs.diagnostics is not None
          else "<p>Not available in this jecs_core release.</p>"),
         ("Figures", _figures(inputs)),
         *([("Leaderboard on the clean subset", leaderboard_section(inputs.leaderboard))]
           if inputs.leaderboard is not None else []),
-        ("Provenance of the scores", _json_block(provenance) if provenance is not None
+        ("Provenance of the scores", _record_block(provenance) if provenance is not None
          else "<p>The scores file has no provenance sidecar.</p>"),
         ("Selection sidecar (as written by jecs select --out, with hashes)", _json_block(sidecar)),
     ]

@@ -9,6 +9,6 @@ th, td { border: 1px solid #e5e7eb; padding: .25rem .6rem; text-align: left; ver
 table.kv th { background: #f9fafb; font-weight: 600; width: 16rem; }
 table.grid thead th { background: #f3f4f6; }
 pre { background: #f9fafb; border: 1px solid #e5e7eb; padding: .6rem; overflow-x: auto; font-size: .82rem; }
-ul.warnings li { color: #9a3412; }
+ul.warnings li { color: #9a3412; } ul.warnings li.none { color: inherit; }
 section.figure { margin: 1.5rem 0; }
 """

@@ -52,7 +52,8 @@ def test_report_includes_the_provenance_sidecar(real):
     provenance = provenance_for(real)
     assert provenance is not None and "base_model" in provenance
     html = _report(real)
-    assert "&quot;base_model&quot;" in html
+    section = html.split("<section id='provenance'>", 1)[1].split("</section>", 1)[0]
+    assert "<th>base model</th>" in section and "<pre>" not in section  # a readable table, not a JSON dump
 
 
 def test_user_strings_are_escaped():
@@ -69,7 +70,7 @@ def test_user_strings_are_escaped():
 
 def test_diagnostics_of_any_shape_are_written(real):
     html = _report(real, diagnostics={"tail_size": np.int64(39), "band": np.array([0.1, 0.3])})
-    assert "&quot;tail_size&quot;: 39" in html
+    assert "<tr><th>tail size</th><td>39</td></tr>" in html and "<td>0.1, 0.3</td>" in html
     assert "Not available" in _report(real)
 
 

@@ -83,3 +83,18 @@ def test_envelope_legend_clear_of_the_title_and_overlap_labels_not_clipped():
     overlap = plot_overlap(comparison).layout
     longest = max(len(t) for t in overlap.yaxis2.ticktext)
     assert overlap.margin.l >= 7 * longest and overlap.yaxis2.automargin
+
+
+def test_report_tables_in_words_and_no_red_none():
+    from dashboard.report import ReportInputs, build_report
+
+    table = jc.load_scores(SAMPLE)
+    comparison = jc.compare_methods(table, alpha=0.1)
+    html = build_report(ReportInputs(table=table, comparison=comparison, method="storey-maxp", lam="auto", knn=None,
+                                     data_name="sample", diagnostics={"pi0_bootstrap": {"low": 0.2, "high": 0.4}}))
+    counts = html.split("<section id='selections'>", 1)[1].split("</section>", 1)[0]
+    assert "<th>selected</th>" in counts and "n_selected" not in counts and "over_alpha" not in counts
+    diagnostics = html.split("<section id='diagnostics'>", 1)[1].split("</section>", 1)[0]
+    assert "<pre>" not in diagnostics and "<th>pi0 bootstrap</th>" in diagnostics
+    assert "<li class='none'>none</li>" in html or "<ul class='warnings'><li>" in html
+    assert "li.none { color: inherit; }" in html
