@@ -142,7 +142,7 @@ def _fit_of(result) -> dict | None:
 
 def _fit_fields(comparison: Comparison, primary: str) -> dict:
     """Fit scalars (lambda, k_n, ...): every rule's under ``fits``; at the top level the chosen rule's,
-    else those of the first rule with a full envelope fit (the paper's JECS), as earlier sidecars had them."""
+    else those of the first rule with a full envelope fit (the paper's JECS), so readers of the top-level ``lambda`` keep finding the envelope's."""
     fits = {name: fit for name in comparison.methods if (fit := _fit_of(comparison.result(name))) is not None}
     if not fits:
         return {}

@@ -123,7 +123,7 @@ def _sweep_alphas(frame: pd.DataFrame, alphas, alpha) -> list[float]:
 def plot_sweep(frame: pd.DataFrame, *, parameter: str, alphas=None, alpha: float | None = None) -> go.Figure:
     """GCP (left, with the target line) and power (right) against the swept setting: one row per α.
 
-    ``alphas=None`` draws every α in ``frame`` (``alpha=`` draws one, as before).
+    ``alphas=None`` draws every α in ``frame``; ``alpha=`` draws that one only.
     """
     rows = _sweep_alphas(frame, alphas, alpha)
     titles = [t for a in rows for t in (f"GCP at α = {a:g}", f"power at α = {a:g}")]
