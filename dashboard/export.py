@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 import tempfile
-from pathlib import Path
+from dataclasses import replace
+from pathlib import Path, PurePath
 
 from jecs_core import Comparison, ScoreTable, write_selection
 from jecs_core.export import sidecar_path
@@ -24,7 +25,12 @@ def file_names(data_name: str, method: str, alpha: float) -> tuple[str, str]:
 
 def export_files(table: ScoreTable, comparison: Comparison, method: str, *, options: dict | None = None,
                  diagnostics: dict | None = None) -> tuple[bytes, bytes]:
-    """``(csv, json)`` bytes exactly as :func:`jecs_core.write_selection` writes them."""
+    """``(csv, json)`` bytes exactly as :func:`jecs_core.write_selection` writes them.
+
+    The sidecar names the input by its file name (with its SHA-256), never by the server's path to it.
+    """
+    if table.source:
+        table = replace(table, source=PurePath(str(table.source).replace("\\", "/")).name)
     with tempfile.TemporaryDirectory(prefix="jecs-export-") as folder:
         csv_path, json_path = write_selection(Path(folder) / "selection.csv", table, comparison, method, options=options,
                                               diagnostics=diagnostics)

@@ -98,3 +98,14 @@ def test_report_tables_in_words_and_no_red_none():
     assert "<pre>" not in diagnostics and "<th>pi0 bootstrap</th>" in diagnostics
     assert "<li class='none'>none</li>" in html or "<ul class='warnings'><li>" in html
     assert "li.none { color: inherit; }" in html
+
+
+def test_dashboard_sidecar_names_the_file_not_the_server_path():
+    import json
+
+    from dashboard.export import json_bytes
+
+    table = jc.load_scores(SAMPLE)
+    record = json.loads(json_bytes(table, jc.compare_methods(table, alpha=0.1), "storey-maxp"))
+    assert record["input_file"] == "synthetic_k4.csv" and str(SAMPLE.parent) not in json.dumps(record)
+    assert record["input_sha256"] == jc.io.file_sha256(SAMPLE)
