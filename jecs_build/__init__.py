@@ -3,7 +3,9 @@
 Corpus -> pool -> the paper's three-block split (``jecs_core.simulate``) ->
 K LoRA fine-tunes -> every text scored under every model by the scoring
 engine (its model loading, batching, cache and progress) -> a labelled wide
-table, the long table of scores and a provenance JSON. Run it with
+table, the long table of scores and a provenance JSON; optionally per-model
+exposures (:mod:`jecs_build.exposure`) and each model's per-item task result
+(:mod:`jecs_build.task_results`). Run it with
 ``jecs build-sample`` or ``python -m jecs_build``; see :mod:`jecs_build.pipeline`.
 
 Layering: this package may import ``scoring`` and ``jecs_core``; neither
