@@ -27,6 +27,11 @@ st.title("Select a shared clean subset")
 st.caption("Pick the items that look clean for every model while keeping the expected share of contaminated "
            "items (the GCR) below α. Data set:")
 st.text(f"{data.name} (n = {table.n:,}, m = {table.m:,}, K = {table.K})")
+# A shared link lands here: say once why the data set differs (the Data page shows the notice too).
+notice = st.session_state.get(state.NOTICE)
+if notice and st.session_state.get("select.notice_shown") != notice:
+    st.session_state["select.notice_shown"] = notice
+    st.info(notice, icon=":material/info:")
 ui.glossary()
 
 

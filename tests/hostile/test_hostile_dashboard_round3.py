@@ -109,3 +109,17 @@ def test_dashboard_sidecar_names_the_file_not_the_server_path():
     record = json.loads(json_bytes(table, jc.compare_methods(table, alpha=0.1), "storey-maxp"))
     assert record["input_file"] == "synthetic_k4.csv" and str(SAMPLE.parent) not in json.dumps(record)
     assert record["input_sha256"] == jc.io.file_sha256(SAMPLE)
+
+
+def test_an_expired_upload_link_is_explained_where_it_lands():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=60)
+    at.query_params["data"] = "not-a-token"
+    at.run()
+    assert not at.exception
+    assert any("no longer held" in i.value for i in at.info)  # on the landing page (Select)
+    at.run()
+    assert not any("no longer held" in i.value for i in at.info)  # once, not on every rerun
+    at.switch_page("views/data_page.py").run()
+    assert any("no longer held" in i.value for i in at.info)
