@@ -80,14 +80,15 @@ def _main(argv) -> int:
 
     argv = sys.argv[1:] if argv is None else list(argv)
     command = next((arg for arg in argv if not arg.startswith("-")), None)
-    known = {name: module for name, _, module, _ in COMMANDS}
+    known = {name: (module, needs) for name, _, module, needs in COMMANDS}
     before = argv[:argv.index(command)] if command is not None else argv
     if before and set(before) <= {"-h", "--help", "--version"}:
         return run(index_parser(), argv)
-    if command in known:
-        module = known[command]
+    if command in known and _installed(*known[command]):
+        module = known[command][0]
         core = tuple(entry for entry in CORE_REGISTRARS if entry[0] == module)
         optional = tuple(entry for entry in OPTIONAL_REGISTRARS if entry[0] == module)
         return run(build_parser(core, optional=optional), argv)
-    # No command, or one the index does not know: the full parser answers (and lists the choices).
+    # No command, one the index does not know or one whose layer is missing: the full parser
+    # answers (and lists the commands this install has).
     return run(build_parser(CORE_REGISTRARS, optional=OPTIONAL_REGISTRARS), argv)
