@@ -22,6 +22,17 @@ def _reset_page() -> None:
     st.session_state[PAGE] = 1
 
 
+def chosen_row(selection) -> int | None:
+    """The page row the user picked: a selected row, else the row of a selected cell (``None`` for neither)."""
+    if selection is None:
+        return None
+    rows = list(selection.get("rows", []) if isinstance(selection, dict) else getattr(selection, "rows", []))
+    if rows:
+        return int(rows[0])
+    cells = list(selection.get("cells", []) if isinstance(selection, dict) else getattr(selection, "cells", []))
+    return int(cells[0][0]) if cells else None
+
+
 def items_section(table: ScoreTable, comparison: Comparison, method: str) -> int | None:
     """The table of kept / dropped items for ``method``; returns the row index to explain (or ``None``)."""
     pick, search = st.columns([1.2, 1])
@@ -37,16 +48,17 @@ def items_section(table: ScoreTable, comparison: Comparison, method: str) -> int
                f"({tables.PAGE_SIZE} per page). Click a row to explain it.")
     number = st.column_config.NumberColumn(format="%.4f")
     event = st.dataframe(
-        page.frame, hide_index=True, key="items-table", on_select="rerun", selection_mode="single-row",
+        # A click on any cell picks its row, not only a click on the row's checkbox.
+        page.frame, hide_index=True, key="items-table", on_select="rerun", selection_mode=("single-row", "single-cell"),
         column_config={c: number for c in page.frame.columns if c.startswith("p_") or c.startswith("transformed")},
     )
     if page.pages > 1:
         st.number_input("Page", min_value=1, max_value=page.pages, step=1, key=PAGE, width=160)
     rows = tables.item_indices(table, comparison, method, which=which, query=query)
     start = (page.page - 1) * tables.PAGE_SIZE
-    chosen = event.selection.rows if event is not None else []
-    if chosen:
-        return int(rows[start + chosen[0]])
+    chosen = chosen_row(event.selection if event is not None else None)
+    if chosen is not None and start + chosen < len(rows):
+        return int(rows[start + chosen])
     exact = np.flatnonzero(np.asarray(table.test_ids).astype(str) == query.strip()) if query.strip() else []
     if len(exact):
         return int(exact[0])

@@ -123,3 +123,11 @@ def test_an_expired_upload_link_is_explained_where_it_lands():
     assert not any("no longer held" in i.value for i in at.info)  # once, not on every rerun
     at.switch_page("views/data_page.py").run()
     assert any("no longer held" in i.value for i in at.info)
+
+
+def test_a_click_anywhere_on_a_row_explains_it():
+    from dashboard.items_view import chosen_row
+
+    assert chosen_row({"rows": [3], "columns": [], "cells": []}) == 3
+    assert chosen_row({"rows": [], "columns": [], "cells": [(5, "p_max")]}) == 5
+    assert chosen_row({"rows": [], "columns": [], "cells": []}) is None and chosen_row(None) is None
