@@ -62,7 +62,7 @@ def test_help_and_errors_still_come_from_argparse(capsys):
 def test_a_command_whose_layer_looks_missing_goes_to_the_full_parser(monkeypatch, capsys):
     built = []
     monkeypatch.setattr(jecs_cli, "_installed", lambda module, needs: False)
-    monkeypatch.setattr(jecs_cli, "build_parser", lambda *a, **k: built.append(a) or build_parser(*a, **k))
+    monkeypatch.setattr("jecs_core.cli.build_parser", lambda *a, **k: built.append(a) or build_parser(*a, **k))
     with pytest.raises(SystemExit):
         jecs_cli.main(["synth", "--help"])
     assert "usage: jecs synth" in capsys.readouterr().out
