@@ -47,8 +47,10 @@ def guarantee(method: str) -> Guarantee:
 
 
 def short_label(method: str) -> str:
-    """``"Union (invalid baseline)"`` -> ``"Union"`` (the badge says the rest)."""
-    return REGISTRY[method].label.split(" (")[0]
+    """``"Union (invalid baseline)"`` -> ``"Union"`` (the badge says the rest); ``"JECS (paper)"`` stays whole,
+    as on its button: the bracket names the rule, not its guarantee."""
+    label = REGISTRY[method].label
+    return label.split(" (")[0] if label.endswith("baseline)") else label
 
 
 def method_label(method: str) -> str:

@@ -131,3 +131,10 @@ def test_a_click_anywhere_on_a_row_explains_it():
     assert chosen_row({"rows": [3], "columns": [], "cells": []}) == 3
     assert chosen_row({"rows": [], "columns": [], "cells": [(5, "p_max")]}) == 5
     assert chosen_row({"rows": [], "columns": [], "cells": []}) is None and chosen_row(None) is None
+
+
+def test_card_label_says_jecs_paper_like_the_button():
+    from dashboard.theme import short_label
+
+    assert short_label("jecs") == "JECS (paper)" == jc.REGISTRY["jecs"].label
+    assert short_label("union") == "Union"
