@@ -191,5 +191,12 @@ class RayEngine:
                 "threads": self.threads_per_worker or cpus,
             },
         )
-        for row in dataset.iter_rows():
-            shard_done(int(row["index"]))
+        try:
+            for row in dataset.iter_rows():
+                shard_done(int(row["index"]))
+        except Exception as exc:  # a worker killed, a node lost: Ray's error is pages long; one line, and how to go on
+            from jecs_core.cli import CommandError  # the CLI prints it as one line (exit 2)
+
+            first = (str(exc).strip().splitlines() or [""])[0][:300]
+            raise CommandError(f"{job.name}: the Ray run stopped ({type(exc).__name__}: {first}); the shards already "
+                               "scored are kept in the cache: run the same command again to resume") from None
