@@ -88,3 +88,21 @@ def diagnostics(data_key: str, alpha: float, lam, knn: int | None, _table: Score
     from .report import audit_diagnostics_or_none
 
     return audit_diagnostics_or_none(_table, alpha=alpha, lam=lam, knn=knn)
+
+
+@st.cache_resource(show_spinner="Looking for duplicated items...", max_entries=8)
+def duplicates(data_key: str, _table: ScoreTable):
+    """Duplicated test items and their clusters (:func:`jecs_core.checks.find_duplicates`); near-duplicate
+    texts only up to 5,000 items, where MinHash in Python stays under a few seconds."""
+    from jecs_core.checks import find_duplicates
+
+    return find_duplicates(_table, near=_table.n <= 5_000)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def cluster_comparison(data_key: str, alpha: float, lam, knn: int | None, _table: ScoreTable) -> Comparison:
+    """Every rule with one hypothesis per cluster of duplicated items (``jecs select --cluster duplicates``)."""
+    from jecs_core.checks import cluster_comparison as by_cluster
+
+    return by_cluster(pvalues(data_key, _table), duplicates(data_key, _table).clusters, alpha=round(float(alpha), 4),
+                      models=_table.models, contaminated=_table.contaminated, lam=lam, knn=knn)

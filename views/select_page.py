@@ -57,7 +57,9 @@ def alpha_controls() -> float:
     return round(float(st.session_state[state.ALPHA]), 4)
 
 
-def export_section(comparison, method: str, lam, knn) -> None:
+def export_section(comparison, method: str, lam, knn, *, clustered=None) -> None:
+    """Downloads; ``clustered`` (one hypothesis per cluster) feeds the CSV and sidecar, the report stays item-level."""
+    item_level, comparison = comparison, clustered if clustered is not None else comparison
     st.caption("The selection CSV lists every test item with `selected` (0/1), p-values and carried columns "
                "(spreadsheet-safe: text starting with = + - @ is quoted); the sidecar JSON records the settings, "
                "the input's hash and the package version. The report is one HTML file with every figure.")
@@ -66,7 +68,7 @@ def export_section(comparison, method: str, lam, knn) -> None:
                               format_func=lambda m: "All rules (one selected_<rule> column each)" if m == "all"
                               else method_label(m))
     csv_name, json_name = export.file_names(data.name, chosen, comparison.alpha)
-    options = {"lam": lam, "knn": knn}
+    options = {"lam": lam, "knn": knn, **({"cluster": "duplicates"} if clustered is not None else {})}
     row[1].download_button("Selection CSV", partial(export.csv_bytes, table, comparison, chosen, options=options),
                            file_name=csv_name,
                            mime="text/csv", on_click="ignore", icon=":material/download:", type="primary",
@@ -76,7 +78,7 @@ def export_section(comparison, method: str, lam, knn) -> None:
                            file_name=json_name,
                            mime="application/json", on_click="ignore", icon=":material/data_object:",
                            key="download-json")
-    inputs = ReportInputs(table=table, comparison=comparison, method=method, data_name=data.name, lam=lam, knn=knn)
+    inputs = ReportInputs(table=table, comparison=item_level, method=method, data_name=data.name, lam=lam, knn=knn)
     row[3].download_button("Audit report (HTML)", partial(_report_bytes, inputs),
                            file_name=report_file_name(data.name, method, comparison.alpha), mime="text/html",
                            on_click="ignore", icon=":material/summarize:", key="download-report")
@@ -96,6 +98,11 @@ with st.container(border=True):
     left, mid, right = st.columns([2.2, 1.4, 1.4], gap="large")
     alpha_slot = left.container()
     compare_on = left.toggle("Compare with a second α", key=COMPARE)
+    cluster_on = compute.duplicates(data.key, table).any and left.toggle(
+        "One hypothesis per cluster of duplicates", key="select.cluster",
+        help="Copies and near-copies of one item are kept or dropped together, and count once in the step-up "
+        "(as jecs select --cluster duplicates). The cards, warnings and export use it; figures and items show the "
+        "item-level fit.")
     alpha2_slot = left.container()
     mid_slot, right_slot = mid.container(), right.container()
 cards_slot = st.container()
@@ -118,9 +125,11 @@ def live() -> None:
         alpha = alpha_controls()
     lam, knn = tail_controls(mid_slot, right_slot)
     comparison = compute.comparison(data.key, alpha, lam, knn, table)
+    shown = compute.cluster_comparison(data.key, alpha, lam, knn, table) if cluster_on else comparison
     with cards_slot:
-        ui.warnings(selection_warnings(table, comparison))
-        ui.method_cards(comparison, compute.summary(data.key, alpha, lam, knn, comparison), notes=False)
+        ui.warnings(selection_warnings(table, shown))
+        ui.method_cards(shown, compute.summary(data.key + (":cluster" if cluster_on else ""), alpha, lam, knn, shown),
+                        notes=False)
     if compare_on:
         with alpha2_slot:
             st.slider("Second α", min_value=0.01, max_value=0.50, step=0.01, format="%.2f", key=ALPHA2)
@@ -139,7 +148,7 @@ def live() -> None:
             index = items_view.items_section(table, comparison, method)
             items_view.explanation_section(table, comparison, method, index)
         elif panel == "export":
-            export_section(comparison, method, lam, knn)
+            export_section(comparison, method, lam, knn, clustered=shown if cluster_on else None)
     select_view.write_url(alpha, lam, knn)
 
 

@@ -138,3 +138,35 @@ def test_card_label_says_jecs_paper_like_the_button():
 
     assert short_label("jecs") == "JECS (paper)" == jc.REGISTRY["jecs"].label
     assert short_label("union") == "Union"
+
+
+def test_select_page_cluster_toggle_keeps_copies_together(tmp_path):
+    import numpy as np
+    import pandas as pd
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard import state
+
+    rng = np.random.default_rng(2)
+    cal, clean = rng.normal(0, 1, (150, 2)), rng.normal(-3, 1, (60, 2))
+    test = np.vstack([clean, np.repeat(rng.normal(0, 1, (3, 2)), 10, axis=0)])
+    frame = pd.DataFrame({"item_id": [f"c{i}" for i in range(150)] + [f"t{i}" for i in range(90)],
+                          "split": ["calibration"] * 150 + ["test"] * 90,
+                          "score_a": np.r_[cal[:, 0], test[:, 0]], "score_b": np.r_[cal[:, 1], test[:, 1]]})
+    table = jc.table_from_frame(frame, source="dup.csv")
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=60).run()
+
+    for key, value in ((state.ACTIVE_TABLE, table), (state.ACTIVE_KEY, "test:dup"), (state.ACTIVE_NAME, "dup.csv"),
+                       (state.ACTIVE_ORIGIN, "upload"), (state.ACTIVE_TOKEN, None)):
+        at.session_state[key] = value
+    at.switch_page("views/select_page.py").run()
+    assert not at.exception
+    assert any("duplicated test items" in w.value.lower() for w in at.warning)
+    at.toggle(key="select.cluster").set_value(True).run()
+    assert not at.exception and at.session_state["select.cluster"]
+    from dashboard.select_view import PANEL
+
+    for panel in ("items", "export", "figures"):  # every panel still draws with the toggle on
+        at.session_state[PANEL] = panel
+        at.run()
+        assert not at.exception, panel
