@@ -14,6 +14,7 @@ from .data import ScoreTable
 from .envelope import DEFAULT_LAMBDA_GRID
 from .metrics import SelectionMetrics, selection_metrics
 from .rules import DEFAULT_METHOD, METHODS, REGISTRY, get_rule
+from .rules.registry import declared_options
 
 # Shortcuts read off the registry: each rule's label, and the rules with a finite-sample guarantee.
 METHOD_LABELS = {name: rule.label for name, rule in REGISTRY.items()}
@@ -120,6 +121,7 @@ def compare_pvalues(
     models=None,
     contaminated=None,
     fits: Mapping[str, object] | None = None,
+    **options,
 ) -> Comparison:
     """Run registered rules on a p-value matrix.
 
@@ -137,6 +139,9 @@ def compare_pvalues(
     fits : mapping, optional
         Alpha-free fits (``Rule.prepare``) to reuse, keyed by method; the dashboard
         passes them while the user drags alpha.
+    **options
+        Further declared rule options (:mod:`jecs_core.rules.options`, e.g. ``storey_lam``);
+        each reaches only the rules that declare it.
 
     Returns
     -------
@@ -160,7 +165,10 @@ def compare_pvalues(
     con = None if contaminated is None else np.asarray(contaminated, dtype=bool)
     if con is not None and con.shape != (p.shape[0],):
         raise ValueError(f"contaminated must have shape ({p.shape[0]},), got {con.shape}")
-    options = {"lam": lam, "knn": knn, "lambda_grid": lambda_grid}
+    unknown = sorted(set(options) - set(declared_options()))
+    if unknown:
+        raise ValueError(f"unknown rule option(s) {unknown}; declared: {sorted(declared_options())}")
+    options = {"lam": lam, "knn": knn, "lambda_grid": lambda_grid, **options}
     fits = dict(fits or {})
     results = {}
     for name in names:
@@ -183,6 +191,7 @@ def compare_methods(
     rng: np.random.Generator | None = None,
     covariates=None,
     shift_method: str = "auto",
+    **options,
 ) -> Comparison:
     """Conformal p-values of ``table`` and the selections of registered rules at ``alpha``.
 
@@ -207,6 +216,8 @@ def compare_methods(
         Covariate-aware p-values for a calibration set unlike the test items
         (see :func:`jecs_core.table_pvalues` and ``docs/CALIBRATION-SHIFT.md``);
         ``covariates=None`` gives the plain conformal p-values.
+    **options
+        Further declared rule options (e.g. ``storey_lam``), as in :func:`compare_pvalues`.
 
     Returns
     -------
@@ -233,6 +244,7 @@ def compare_methods(
         lambda_grid=lambda_grid,
         models=table.models,
         contaminated=table.contaminated,
+        **options,
     )
 
 

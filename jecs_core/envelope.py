@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ._validation import check_knn, check_lambda, check_lambda_grid
+
 DEFAULT_LAMBDA_GRID: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9)
 # A tail smaller than this is still used but flagged: the kNN density is noisy there.
 MIN_TAIL_POINTS = 10
@@ -49,21 +51,6 @@ def default_knn(m_tail: int) -> int:
     if m_tail < 1:
         raise ValueError(f"m_tail must be >= 1, got {m_tail}")
     return int(min(max(math.ceil(math.sqrt(m_tail)), 1), m_tail))
-
-
-def _check_lambda(lam: float, name: str = "lam") -> float:
-    value = float(lam)
-    if not np.isfinite(value) or not 0.0 < value < 1.0:
-        raise ValueError(f"{name} must be in the open interval (0, 1), got {lam!r}")
-    return value
-
-
-def _check_knn(knn) -> int | None:
-    if knn is None:
-        return None
-    if isinstance(knn, bool) or not float(knn).is_integer() or int(knn) < 1:
-        raise ValueError(f"knn must be a positive integer or None (automatic), got {knn!r}")
-    return int(knn)
 
 
 @dataclass(frozen=True)
@@ -121,7 +108,7 @@ class Envelope:
         return np.where(x <= self.lam, below, above)
 
 
-def _fit_from_sorted(sorted_pmax: np.ndarray, lam: float, knn: int | None) -> Envelope | None:
+def fit_from_sorted(sorted_pmax: np.ndarray, lam: float, knn: int | None) -> Envelope | None:
     start = int(np.searchsorted(sorted_pmax, lam, side="right"))
     tail = sorted_pmax[start:]
     m_tail = tail.shape[0]
@@ -161,9 +148,9 @@ def fit_envelope(p_max, lam: float, *, knn: int | None = None) -> Envelope:
     >>> env.m_tail, env.k_n
     (4, 2)
     """
-    lam = _check_lambda(lam)
-    knn = _check_knn(knn)
-    env = _fit_from_sorted(np.sort(np.asarray(p_max, dtype=float)), lam, knn)
+    lam = check_lambda(lam)
+    knn = check_knn(knn)
+    env = fit_from_sorted(np.sort(np.asarray(p_max, dtype=float)), lam, knn)
     if env is None:
         raise ValueError(f"no max-p value lies above lam={lam}; the envelope needs a non-empty right tail")
     return env
@@ -212,10 +199,10 @@ class LambdaGrid:
 
 def fit_lambda_grid(sorted_pmax: np.ndarray, grid, knn: int | None) -> LambdaGrid:
     """Fit every lambda of ``grid`` on already-sorted max-p values and pick the smallest slope."""
-    lambdas = tuple(sorted(_check_lambda(g, "lambda_grid value") for g in grid))
+    lambdas = tuple(sorted(check_lambda_grid(grid)))
     if not lambdas:
         raise ValueError("lambda_grid must hold at least one value")
-    envelopes = tuple(_fit_from_sorted(sorted_pmax, lam, knn) for lam in lambdas)
+    envelopes = tuple(fit_from_sorted(sorted_pmax, lam, knn) for lam in lambdas)
     slopes = np.array([np.inf if env is None else env.slope for env in envelopes])
     chosen = None if np.all(np.isinf(slopes)) else int(np.argmin(slopes))  # first minimum = smaller lambda
     return LambdaGrid(lambdas, envelopes, chosen)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_alpha, check_pvalue_matrix
-from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, _check_knn, _check_lambda, _fit_from_sorted, fit_lambda_grid
+from ._validation import check_alpha, check_knn, check_lam, check_pvalue_matrix
+from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, fit_from_sorted, fit_lambda_grid
 from .multitest import StepUpResult, step_up_sorted, storey_bh
 
 
@@ -240,16 +240,18 @@ def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_L
     p_star = np.asarray(p_max, dtype=float)
     if p_star.ndim != 1:
         raise ValueError(f"p_max must be one-dimensional, got shape {p_star.shape}")
-    knn = _check_knn(knn)
+    knn = check_knn(knn)
+    lam = check_lam(lam)
+    if knn is not None and knn > max(p_star.size, 1):
+        # k_n is at most the tail size, itself at most n: a larger knn would be clipped silently.
+        raise ValueError(f"knn must be at most the number of test items (n = {p_star.size}), got {knn}")
     ordered = np.sort(p_star)
-    if isinstance(lam, str):
-        if lam != "auto":
-            raise ValueError(f"lam must be 'auto' or a number in (0, 1), got {lam!r}")
+    if lam == "auto":
         grid = fit_lambda_grid(ordered, lambda_grid, knn)
         mode = "auto"
     else:
-        lam_value = _check_lambda(lam)
-        env = _fit_from_sorted(ordered, lam_value, knn)
+        lam_value = lam
+        env = fit_from_sorted(ordered, lam_value, knn)
         grid = LambdaGrid((lam_value,), (env,), None if env is None else 0)
         mode = "manual"
     if grid.chosen is None:

@@ -75,3 +75,32 @@ def positive_float(text: str) -> float:
 def alphas_arg(text: str) -> tuple[float, ...]:
     """A comma-separated list of alphas, each in (0, 1)."""
     return tuple(alpha_arg(part.strip()) for part in text.split(","))
+
+
+def add_rule_options(parser: argparse.ArgumentParser) -> None:
+    """One flag per declared rule option (:func:`jecs_core.rules.declared_options`), generated from its declaration.
+
+    The flag's value reaches only the rules that declare the option; its help names them.
+    """
+    from ..rules import REGISTRY, declared_options
+
+    group = parser.add_argument_group("rule options (each reaches only the rules named in its help)")
+    for option, owners in declared_options().values():
+        if option.flag is None:
+            continue
+        labels = ", ".join(REGISTRY[name].label for name in owners)
+        group.add_argument(option.flag, dest=option.name, type=option.parse, default=option.default,
+                           help=f"{option.help} [taken by: {labels}; default {_shown(option.default)}]")
+
+
+def rule_options(args: argparse.Namespace) -> dict:
+    """The declared rule options' values from parsed ``args`` (one dict for the rules, the sidecar and the report)."""
+    from ..rules import declared_options
+
+    return {name: getattr(args, name) for name, (option, _) in declared_options().items() if option.flag is not None}
+
+
+def _shown(value) -> str:
+    if isinstance(value, tuple):
+        return ",".join(f"{v:g}" for v in value)
+    return "automatic" if value is None else str(value)

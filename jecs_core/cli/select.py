@@ -12,7 +12,7 @@ from ..posthoc import post_hoc_bound, post_hoc_line
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY
 from ..shift.choose import SHIFT_METHODS
 from .leaderboard import add_lm_eval_samples_options, check_lm_eval_samples_args, write_lm_eval_selection
-from .options import add_table_options, alpha_arg, lam_arg, positive_int
+from .options import add_rule_options, add_table_options, alpha_arg, rule_options
 
 # Above this many test items the diagnostics take minutes (the pi0 bootstrap re-sorts n max-p values
 # hundreds of times; the twin check is O(twin tables x n x K)): they run only with --diagnostics, twin check off.
@@ -33,8 +33,7 @@ def register(subparsers) -> None:
                         "(default 0.1: 90%% confidence)")
     parser.add_argument("--method", choices=METHODS + ("all",), default=DEFAULT_METHOD,
                         help=f"selection written to --out (default {DEFAULT_METHOD}; 'all' adds one selected_<method> column per rule)")
-    parser.add_argument("--lam", type=lam_arg, default="auto", help="right-tail threshold lambda: 'auto' (default) or a number")
-    parser.add_argument("--knn", type=positive_int, default=None, help="kNN size k_n (default ceil(sqrt(m_R)))")
+    add_rule_options(parser)
     parser.add_argument("--covariates", default=None,
                         help="covariate columns (x_len,x_src or len,src, or 'all') for p-values that account for a "
                         "calibration shift (docs/CALIBRATION-SHIFT.md); also runs the shift check. Default: plain p-values")
@@ -155,7 +154,7 @@ def _diagnostics(args, table):
 
 
 def _options(args, check, shift) -> dict:
-    options = {"lam": args.lam, "knn": args.knn, "layout": args.layout, "raw_cells": bool(args.raw_cells),
+    options = {**rule_options(args), "layout": args.layout, "raw_cells": bool(args.raw_cells),
                "covariates": None if args.covariates is None else
                (args.covariates if args.covariates == "all" else list(args.covariates)),
                "shift_method": args.shift_method}
@@ -175,16 +174,16 @@ def run(args: argparse.Namespace) -> int:
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
     check, shift = _shifted(args, table)
     if shift is None:
-        comparison = compare_methods(table, alpha=args.alpha, lam=args.lam, knn=args.knn)
+        comparison = compare_methods(table, alpha=args.alpha, **rule_options(args))
     else:
-        comparison = compare_pvalues(shift.pvalues, alpha=args.alpha, lam=args.lam, knn=args.knn,
-                                     models=table.models, contaminated=table.contaminated)
+        comparison = compare_pvalues(shift.pvalues, alpha=args.alpha, models=table.models,
+                                     contaminated=table.contaminated, **rule_options(args))
     if args.cluster == "duplicates":
         from ..checks import cluster_comparison, find_duplicates
 
         clusters = find_duplicates(table).clusters
         comparison = cluster_comparison(comparison.pvalues, clusters, alpha=args.alpha, models=table.models,
-                                        contaminated=table.contaminated, lam=args.lam, knn=args.knn)
+                                        contaminated=table.contaminated, **rule_options(args))
         print(f"cluster: one hypothesis per cluster of duplicated items ({int(clusters.max()) + 1 if len(clusters) else 0} "
               f"clusters among n = {table.n} test items)")
     print(format_summary(table, comparison))

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validation import check_alpha, check_positive_int, check_seed  # noqa: F401  (re-exported for callers)
+from .._validation import check_alpha, check_knn, check_lam, check_lambda_grid, check_positive_int, check_seed  # noqa: F401  (re-exported for callers)
 from ..data import ScoreTable, table_from_frame
-from ..envelope import DEFAULT_LAMBDA_GRID, _check_knn, _check_lambda
+from ..envelope import DEFAULT_LAMBDA_GRID
 from ..rules import METHODS, REGISTRY
 
 
@@ -41,25 +41,6 @@ def check_workers(workers) -> int:
     if workers is None:
         return max(1, os.cpu_count() or 1)
     return check_positive_int(workers, "workers")
-
-
-def check_lam(lam):
-    if isinstance(lam, str):
-        if lam != "auto":
-            raise ValueError(f"lam must be 'auto' or a number in (0, 1), got {lam!r}")
-        return lam
-    return _check_lambda(lam, "lam")
-
-
-def check_knn(knn) -> int | None:
-    return _check_knn(knn)
-
-
-def check_lambda_grid(grid) -> tuple[float, ...]:
-    values = tuple(_check_lambda(g, "lambda_grid value") for g in grid)
-    if not values:
-        raise ValueError("lambda_grid must hold at least one value")
-    return values
 
 
 def check_progress(progress):
@@ -118,4 +99,4 @@ def rule_options(*, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_LAMB
 
 def methods_taking(option: str) -> tuple[str, ...]:
     """Rules that take ``option``, plus every finite-sample rule as a reference line (registry order)."""
-    return tuple(name for name, rule in REGISTRY.items() if option in rule.options or rule.valid)
+    return tuple(name for name, rule in REGISTRY.items() if option in rule.option_names or rule.valid)

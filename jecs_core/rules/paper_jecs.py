@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..envelope import DEFAULT_LAMBDA_GRID
 from ..selection import fit_jecs, jecs, max_p
+from .options import KNN, LAM, LAMBDA_GRID
 from .registry import Guarantee, Rule
 
 
@@ -19,5 +20,5 @@ RULE = Rule(
     "tail grows, measurably above alpha when scores correlate across models or contamination sits in one model.",
     run=jecs,
     fit=_fit,
-    options=("lam", "knn", "lambda_grid"),
+    options=(LAM, KNN, LAMBDA_GRID),
 )

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from .._validation import check_alpha
+from .options import Option
 
 
 class Guarantee(str, enum.Enum):
@@ -65,8 +66,9 @@ class Rule:
     fit : callable, optional
         ``fit(pvalues, **options)`` -> an alpha-free object with ``select(alpha)``;
         rules without one are re-run per alpha.
-    options : tuple of str
-        Options the rule accepts, from the shared vocabulary (``lam``, ``knn``, ``lambda_grid``).
+    options : tuple of Option
+        The options the rule takes, declared once (:mod:`jecs_core.rules.options`): the CLI
+        flags, dashboard widgets, URL keys and sidecar entries are generated from them.
     """
 
     name: str
@@ -75,7 +77,12 @@ class Rule:
     summary: str
     run: Callable
     fit: Callable | None = None
-    options: tuple[str, ...] = ()
+    options: tuple[Option, ...] = ()
+
+    @property
+    def option_names(self) -> tuple[str, ...]:
+        """The names of the options the rule takes."""
+        return tuple(option.name for option in self.options)
 
     @property
     def valid(self) -> bool:
@@ -83,21 +90,24 @@ class Rule:
         return self.guarantee is Guarantee.FINITE_SAMPLE
 
     def accepted(self, options: Mapping) -> dict:
-        """The subset of ``options`` this rule takes (``None`` values dropped)."""
-        return {key: value for key, value in options.items() if key in self.options and value is not None}
+        """The subset of ``options`` this rule takes (``None`` values dropped); another rule's options never reach it."""
+        return {key: value for key, value in options.items() if key in self.option_names and value is not None}
 
     def prepare(self, pvalues, **options):
         """An alpha-free object with ``select(alpha)`` (the rule's own fit, or a re-run wrapper)."""
-        self._check_options(options)
+        options = self.check_options(options)
         if self.fit is not None:
             return self.fit(pvalues, **options)
         return _Rerun(self, pvalues, options)
 
-    def _check_options(self, options: Mapping) -> None:
-        unknown = sorted(set(options) - set(self.options))
+    def check_options(self, options: Mapping) -> dict:
+        """``options`` validated by each declared option's validator; an undeclared name is an error."""
+        unknown = sorted(set(options) - set(self.option_names))
         if unknown:
-            takes = ", ".join(self.options) or "no options"
+            takes = ", ".join(self.option_names) or "no options"
             raise ValueError(f"method {self.name!r} does not take option(s) {unknown}; it takes {takes}")
+        declared = {option.name: option for option in self.options}
+        return {key: declared[key].validate(value) for key, value in options.items()}
 
 
 @dataclass(frozen=True)
@@ -162,6 +172,21 @@ def get_rule(method: str | None = None) -> Rule:
     return REGISTRY[name]
 
 
+def declared_options() -> dict[str, tuple[Option, tuple[str, ...]]]:
+    """Every declared option by name, with the registered rules that take it (registry order).
+
+    Two rules may share an option only by declaring the same :class:`Option` object.
+    """
+    found: dict[str, tuple[Option, tuple[str, ...]]] = {}
+    for rule in REGISTRY.values():
+        for option in rule.options:
+            known, owners = found.get(option.name, (option, ()))
+            if known != option:
+                raise RuntimeError(f"option {option.name!r} declared differently by {owners} and {rule.name!r}")
+            found[option.name] = (option, owners + (rule.name,))
+    return found
+
+
 def select(pvalues, *, alpha: float, method: str | None = None, **options):
     """Run one registered selection rule on an (n, K) p-value matrix.
 
@@ -190,5 +215,5 @@ def select(pvalues, *, alpha: float, method: str | None = None, **options):
     """
     rule = get_rule(method)
     alpha = check_alpha(alpha)
-    rule._check_options(options)
+    options = rule.check_options(options)
     return rule.run(pvalues, alpha=alpha, **options)

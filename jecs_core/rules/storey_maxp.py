@@ -46,6 +46,7 @@ import numpy as np
 from .._binomial import binom_pmf, binom_sf  # scipy.stats' kernels, without its import time
 from .._validation import check_alpha, check_fixed_lam, check_pvalue_matrix
 from ..multitest import step_up_sorted
+from .options import STOREY_LAM
 from .registry import Guarantee, Rule
 
 DEFAULT_LAMBDA = 0.5
@@ -178,9 +179,10 @@ RULE = Rule(
     name="storey-maxp",
     label="Storey-BH on max-p",
     guarantee=Guarantee.FINITE_SAMPLE,
-    summary="Storey-BH on the per-item maximum of the model-wise p-values, '+1' null-proportion estimate at "
-    "lambda = 0.5 with an exactly corrected cap; GCR <= alpha in finite samples for independent items.",
-    run=storey_maxp,
-    fit=lambda pvalues, lam=DEFAULT_LAMBDA: fit_storey_maxp(pvalues, lam=lam),
-    options=("lam",),
+    summary="Storey-BH on the per-item maximum of the model-wise p-values, '+1' null-proportion estimate at a "
+    "lambda fixed in advance (storey_lam, default 0.5) with the cap correction c(n) computed for that lambda; "
+    "GCR <= alpha in finite samples for independent items.",
+    run=lambda pvalues, *, alpha, storey_lam=DEFAULT_LAMBDA: storey_maxp(pvalues, alpha=alpha, lam=storey_lam),
+    fit=lambda pvalues, storey_lam=DEFAULT_LAMBDA: fit_storey_maxp(pvalues, lam=storey_lam),
+    options=(STOREY_LAM,),
 )

@@ -50,7 +50,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_alpha, check_fixed_lam, check_pvalue_matrix
+from .._validation import check_alpha, check_fixed_lam, check_lam, check_pvalue_matrix
+from .options import Option
 from .registry import Guarantee, Rule
 
 DEFAULT_LAMBDA = 0.5
@@ -226,5 +227,6 @@ RULE = Rule(
     "windows above it; GCR <= alpha in finite samples for independent items whose null max-p CDF is convex.",
     run=windowed_jecs,
     fit=lambda pvalues, lam=DEFAULT_LAMBDA: fit_windowed(pvalues, lam=lam),
-    options=("lam",),
+    options=(Option(name="lam", default=DEFAULT_LAMBDA, check=check_lam, auto=True,
+                    help="windowed JECS only: its lambda, fixed in advance ('auto' means 0.5)"),),
 )

@@ -100,12 +100,12 @@ def test_rules_that_ignore_a_swept_option_repeat_one_result(table):
     frame = sweep_lambda(table, lambdas=(0.5, 0.7), alphas=(0.2,), reps=5, seed=3, methods=METHODS)
     for method in METHODS:
         rows = frame[frame["method"] == method]
-        if "lam" not in REGISTRY[method].options:
+        if "lam" not in REGISTRY[method].option_names:
             assert rows["gcp"].nunique() == 1 and rows["power"].nunique() == 1, method
 
 
 def test_sweep_defaults_come_from_the_registry(table):
     frame = sweep_lambda(table, lambdas=(0.5,), include_auto=False, reps=2)
-    expected = {n for n, r in REGISTRY.items() if "lam" in r.options or r.valid}
+    expected = {n for n, r in REGISTRY.items() if "lam" in r.option_names or r.valid}
     assert set(frame["method"]) == expected
     assert set(evaluate(table, reps=2).methods) == set(METHODS)

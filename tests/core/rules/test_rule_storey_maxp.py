@@ -107,9 +107,12 @@ def test_all_ones_ties_and_fields():
 
 def test_registered_as_finite_sample_default_candidate():
     rule = REGISTRY["storey-maxp"]
-    assert rule.valid and rule.options == ("lam",)
+    assert rule.valid and rule.option_names == ("storey_lam",)
     p = np.random.default_rng(0).random((30, 2))
-    assert rule.prepare(p, lam="auto").select(0.2).selected.tolist() == storey_maxp(p, alpha=0.2).selected.tolist()
+    assert rule.prepare(p).select(0.2).selected.tolist() == storey_maxp(p, alpha=0.2).selected.tolist()
+    assert rule.prepare(p, storey_lam=0.7).select(0.2).pi0_hat == storey_maxp(p, alpha=0.2, lam=0.7).pi0_hat
+    with pytest.raises(ValueError, match="does not take"):  # paper JECS's lambda never reaches this rule
+        rule.prepare(p, lam=0.7)
     with pytest.raises(ValueError, match="lam"):
         fit_storey_maxp(p, lam=0.0)
     with pytest.raises(ValueError, match="alpha"):

@@ -97,7 +97,7 @@ def test_dashboard_fields_consistent():
 def test_options_and_rule_object():
     # A research variant: a Rule object, deliberately not in the registry (see docs/GUARANTEES.md).
     rule = RULE
-    assert rule.name not in REGISTRY and rule.valid and rule.options == ("lam",)
+    assert rule.name not in REGISTRY and rule.valid and rule.option_names == ("lam",)
     p = np.random.default_rng(0).random((30, 2))
     assert rule.prepare(p, lam="auto").select(0.2).selected.tolist() == windowed_jecs(p, alpha=0.2).selected.tolist()
     with pytest.raises(ValueError, match="lam"):

@@ -1,0 +1,114 @@
+"""Declared rule options: each rule lists the options it takes as :class:`Option` objects.
+
+An option is declared once (name, default, the validator of its kind, help text) and
+everything else is generated from the declaration: the CLI flag (:func:`add_rule_options`
+in ``jecs_core/cli/options.py``), the dashboard widget and URL key, and the export
+sidecar's ``options`` block.  An option belongs to the rules that declare it; a value
+given for it never reaches a rule that does not (``Rule.accepted``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .._validation import check_knn, check_lam, check_lambda, check_lambda_grid
+from ..envelope import DEFAULT_LAMBDA_GRID
+
+
+@dataclass(frozen=True)
+class Option:
+    """One rule option.
+
+    Attributes
+    ----------
+    name : str
+        Keyword passed to the rule's ``run`` / ``fit`` and key in the sidecar's ``options``.
+    default : object
+        Value used when none is given.
+    check : callable
+        ``check(value, name)`` returns the validated value or raises a one-line ``ValueError``
+        (one of the validators in ``jecs_core/_validation.py``).
+    help : str
+        One sentence for the CLI help and the dashboard's tooltip.
+    flag : str or None
+        The CLI flag (default ``--`` + name with dashes); ``None``: no flag.
+    widget : str
+        Dashboard widget kind: ``"number"`` (a number input, or "auto"), ``"int"`` or ``"none"``.
+    low, high, step : float
+        The widget's range and step (numbers only).
+    url_key : str
+        Query-parameter key of the dashboard's URL (default: the name).
+    """
+
+    name: str
+    default: object
+    check: Callable
+    help: str
+    flag: str | None = ""
+    widget: str = "number"
+    low: float = 0.0
+    high: float = 1.0
+    step: float = 0.01
+    url_key: str = ""
+    auto: bool = field(default=False)
+
+    def __post_init__(self):
+        if self.flag == "":
+            object.__setattr__(self, "flag", "--" + self.name.replace("_", "-"))
+        if not self.url_key:
+            object.__setattr__(self, "url_key", self.name)
+
+    def validate(self, value):
+        """``value`` checked by the option's validator (``None`` is the default)."""
+        return self.default if value is None else self.check(value, self.name)
+
+    def parse(self, text: str):
+        """The argparse type of the flag: the validator applied to the typed text."""
+        try:
+            value = _from_text(text, self)
+            return self.check(value, self.name)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _from_text(text: str, option: Option):
+    if option.auto and text == "auto":
+        return "auto"
+    if option.widget == "int":
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError(f"{option.name} must be a positive integer, got {text!r}") from None
+    if option.widget == "grid":
+        return tuple(_float(part.strip(), option.name) for part in text.split(","))
+    return _float(text, option.name)
+
+
+def _float(text: str, name: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, got {text!r}") from None
+
+
+LAM = Option(
+    name="lam", default="auto", check=check_lam, auto=True,
+    help="paper JECS only: right-tail threshold lambda, 'auto' (data-driven, default) or a number in (0, 1)",
+)
+KNN = Option(
+    name="knn", default=None, check=check_knn, widget="int", low=1, high=10_000, step=1,
+    help="paper JECS only: kNN size k_n of the boundary density (default ceil(sqrt(m_R)); at most n)",
+)
+LAMBDA_GRID = Option(
+    name="lambda_grid", default=DEFAULT_LAMBDA_GRID, check=check_lambda_grid, widget="grid",
+    help="paper JECS only: candidate lambdas for lam='auto', comma-separated",
+)
+STOREY_LAM = Option(
+    name="storey_lam", default=0.5, check=check_lambda,
+    help="Storey-BH on max-p only: its fixed lambda in (0, 1), default 0.5; the cap correction c(n) is "
+    "computed for that lambda, which must be chosen before looking at the data",
+)
+
+__all__ = ["KNN", "LAM", "LAMBDA_GRID", "STOREY_LAM", "Option"]
