@@ -64,6 +64,25 @@ class Option:
         """``value`` checked by the option's validator (``None`` is the default)."""
         return self.default if value is None else self.check(value, self.name)
 
+    def widget_spec(self) -> dict:
+        """What a dashboard control needs: kind, range, step, default, help and URL key."""
+        return {"name": self.name, "kind": self.widget, "low": self.low, "high": self.high, "step": self.step,
+                "default": self.default, "auto": self.auto, "help": self.help, "url_key": self.url_key}
+
+    def to_url(self, value) -> str:
+        """The value as its URL query text (``auto`` for the automatic default)."""
+        if value is None or value == "auto":
+            return "auto"
+        if isinstance(value, tuple):
+            return ",".join(f"{v:g}" for v in value)
+        return f"{value:g}" if isinstance(value, float) else str(value)
+
+    def from_url(self, text: str):
+        """The value a URL query text stands for, validated; ``ValueError`` when it is not one."""
+        if text == "auto" and (self.auto or self.default is None):
+            return "auto" if self.auto else None
+        return self.check(_from_text(text, self), self.name)
+
     def parse(self, text: str):
         """The argparse type of the flag: the validator applied to the typed text."""
         try:
