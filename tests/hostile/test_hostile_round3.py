@@ -88,6 +88,14 @@ def test_outputs_honour_the_umask(tmp_path, umask):
     run = subprocess.run([sys.executable, "-c", script, oct(umask)[2:], str(out)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert out.stat().st_mode & 0o777 == 0o666 & ~umask
+    script = ("import os, sys; os.umask(int(sys.argv[1], 8)); from jecs_cli import main; "
+              "sys.exit(main(['select', sys.argv[2], '--no-diagnostics', '--out', sys.argv[3]]))")
+    selected = tmp_path / "sel.csv"
+    run = subprocess.run([sys.executable, "-c", script, oct(umask)[2:], str(out), str(selected)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    for path in (selected, selected.with_suffix(".json")):  # the selection and its sidecar
+        assert path.stat().st_mode & 0o777 == 0o666 & ~umask
 
 
 def test_stale_partial_files_cleaned_fresh_ones_kept(tmp_path):
