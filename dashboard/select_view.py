@@ -92,16 +92,12 @@ def write_url(alpha: float, lam, knn) -> None:
 
 
 def fit_line(comparison: Comparison, method: str, table: ScoreTable) -> None:
-    """The fitted quantities of the inspected rule, read off its result by attribute."""
+    """The fitted quantities of the inspected rule: its result's `fit_summary()` rows."""
     result = comparison.result(method)
-    if getattr(result, "fallback_to_jmcs", False):
+    if result.fallback_reason is not None:
         st.warning(f"{REGISTRY[method].label} fell back to JMCS: {result.fallback_reason}", icon=":material/warning:")
-    parts = []
-    for attr, name, fmt in (("lam", "λ", "{:g}"), ("k_n", "k_n", "{}"), ("F_fit_lambda", "F_fit(λ)", "{:.4f}"),
-                            ("pi0_hat", "π̂0", "{:.3f}"), ("r_star", "r*", "{:,}"), ("threshold", "cut-off", "{:.3g}")):
-        value = getattr(result, attr, None)
-        if value is not None:
-            parts.append(f"{name} = {fmt.format(value)}")
+    shown = {"lambda": "λ", "pi0_hat": "π̂0", "F_fit_lambda": "F_fit(λ)"}
+    parts = [f"{shown.get(row.key, row.label)} = {row.text}" for row in result.fit_summary()]
     if parts:
         st.caption(f"{REGISTRY[method].label}: " + " · ".join(parts) + f" · n = {table.n:,}")
 

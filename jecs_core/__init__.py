@@ -27,7 +27,8 @@ _LAZY_NAMES = {
     "metrics": ("SelectionMetrics", "contaminated_items", "gcp", "power", "selection_metrics"),
     "multitest": ("StepUpResult", "benjamini_hochberg", "bh_adjusted", "storey_bh"),
     "posthoc": ("PostHocFit", "PostHocPath", "fit_post_hoc", "post_hoc_bound", "post_hoc_path"),
-    "rules": ("DEFAULT_METHOD", "METHODS", "REGISTRY", "Guarantee", "Rule", "get_rule", "select"),
+    "results": ("FitRow", "SelectionResult"),
+    "rules": ("DEFAULT_METHOD", "METHODS", "REGISTRY", "Guarantee", "Option", "Rule", "get_rule", "select"),
     "rules.per_model": ("PerModelResult", "intersection_selection", "union_selection"),
     "selection": ("JECSFallbackWarning", "JECSFit", "JECSResult", "JMCSResult", "fit_jecs", "jecs", "jmcs", "max_p"),
 }
@@ -58,7 +59,8 @@ def __dir__():
 
 __all__ = [
     "__version__",
-    "DEFAULT_METHOD", "METHODS", "REGISTRY", "Guarantee", "Rule", "get_rule", "select",
+    "DEFAULT_METHOD", "METHODS", "REGISTRY", "Guarantee", "Option", "Rule", "get_rule", "select",
+    "FitRow", "SelectionResult",
     "METHOD_LABELS", "VALID_METHODS", "Comparison", "compare_methods", "compare_pvalues",
     "conformal_pvalues", "table_pvalues",
     "MIN_CALIBRATION", "calibration_warnings", "validate_frame",

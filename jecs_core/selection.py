@@ -16,6 +16,7 @@ import numpy as np
 from ._validation import check_alpha, check_knn, check_lam, check_pvalue_matrix
 from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, fit_from_sorted, fit_lambda_grid
 from .multitest import StepUpResult, step_up_sorted, storey_bh
+from .results import FitRow, SelectionResult, row
 
 
 class JECSFallbackWarning(UserWarning):
@@ -23,7 +24,7 @@ class JECSFallbackWarning(UserWarning):
 
 
 @dataclass(frozen=True)
-class JMCSResult:
+class JMCSResult(SelectionResult):
     """Joint Max Conformal Selection: BH on the max-p values.
 
     Attributes
@@ -47,6 +48,11 @@ class JMCSResult:
     @property
     def n_selected(self) -> int:
         return self.step.n_selected
+
+    @property
+    def threshold(self) -> float:
+        """Cut-off on max-p, ``alpha r* / n``."""
+        return self.step.threshold
 
 
 @dataclass(frozen=True)
@@ -127,7 +133,7 @@ class JECSFit:
 
 
 @dataclass(frozen=True)
-class JECSResult:
+class JECSResult(SelectionResult):
     """Joint Envelope Conformal Selection at one alpha (fit + Storey-BH step).
 
     Attributes
@@ -175,6 +181,20 @@ class JECSResult:
 
     def envelope_at(self, x) -> np.ndarray:
         return self.fit.envelope_at(x)
+
+    def fit_notes(self) -> tuple[str, ...]:
+        envelope = self.fit.envelope
+        if envelope is not None and envelope.m_tail < 10:
+            return (f"only {envelope.m_tail} max-p values above lambda; the envelope is noisy",)
+        return ()
+
+    def fit_summary(self) -> tuple[FitRow, ...]:
+        """lambda (and whether data-driven), k_n, F_fit(lambda), pi0_hat, cut-off; nothing but the cut-off on fallback."""
+        if self.fallback_to_jmcs:
+            return (row("threshold", self.threshold, "{:.4g}", "cut-off"),)
+        mode = "data-driven" if self.fit.lambda_mode == "auto" else "manual"
+        return (FitRow("lambda", "lambda", self.lam, f"{self.lam:g} ({mode})"), row("k_n", self.k_n, "{}"),
+                row("F_fit_lambda", self.F_fit_lambda, label="F_fit(lambda)"), *super().fit_summary())
 
 
 def max_p(pvalues) -> np.ndarray:

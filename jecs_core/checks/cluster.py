@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..results import SelectionResult
+
 
 def _check(pvalues, clusters) -> tuple[np.ndarray, np.ndarray]:
     p = np.asarray(pvalues, dtype=float)
@@ -54,15 +56,25 @@ def expand_clusters(selected_clusters, clusters) -> np.ndarray:
     return chosen[np.asarray(clusters)]
 
 
-class ClusterResult:
+class ClusterResult(SelectionResult):
     """A rule's cluster-level result seen item by item: ``selected`` per test item, the rest from the rule."""
 
     def __init__(self, result, clusters: np.ndarray):
         self.result = result
         self.clusters = clusters
         self.selected = expand_clusters(result.selected, clusters)
-        self.n_selected = int(self.selected.sum())
         self.n_clusters_selected = int(np.asarray(result.selected, dtype=bool).sum())
+
+    threshold = property(lambda self: self.result.threshold)
+    pi0_hat = property(lambda self: self.result.pi0_hat)
+    fallback_reason = property(lambda self: self.result.fallback_reason)
+
+    def fit_summary(self):
+        """The rule's fit rows (its fit is on the clusters' p-values)."""
+        return self.result.fit_summary()
+
+    def fit_notes(self):
+        return self.result.fit_notes()
 
     def __getattr__(self, name: str):
         # Only reached for attributes not set above: the rule's fit (lambda, k_n, threshold, ...).

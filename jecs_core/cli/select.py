@@ -65,22 +65,11 @@ def row_label(name: str) -> str:
 def _fit_line(name: str, result) -> list[str]:
     """One labelled line of a rule's alpha-free fit (lambda, k_n, F_fit(lambda), pi0_hat: whichever it has)."""
     label = REGISTRY[name].label
-    if getattr(result, "fallback_to_jmcs", False):
-        return [f"{label} fell back to JMCS: {result.fallback_reason}"]
-    if getattr(result, "lam", None) is None:
-        return []
-    mode = getattr(getattr(result, "fit", None), "lambda_mode", None)
-    parts = [f"lambda = {result.lam:g}" + (f" ({'data-driven' if mode == 'auto' else 'manual'})" if mode else "")]
-    if getattr(result, "k_n", None) is not None:
-        parts.append(f"k_n = {result.k_n}")
-    if getattr(result, "F_fit_lambda", None) is not None:
-        parts.append(f"F_fit(lambda) = {result.F_fit_lambda:.4f}")
-    if getattr(result, "pi0_hat", None) is not None:
-        parts.append(f"pi0_hat = {result.pi0_hat:.4f}")
-    lines = [f"{label} fit: " + "   ".join(parts)]
-    envelope = getattr(getattr(result, "fit", None), "envelope", None)
-    if envelope is not None and getattr(envelope, "m_tail", 10) < 10:
-        lines.append(f"warning: only {envelope.m_tail} max-p values above lambda; the {label} envelope is noisy")
+    lines = [] if result.fallback_reason is None else [f"{label} fell back to JMCS: {result.fallback_reason}"]
+    rows = result.fit_summary()
+    if rows:
+        lines.append(f"{label} fit: " + "   ".join(f"{row.label} = {row.text}" for row in rows))
+    lines.extend(f"warning: {label}: {note}" for note in result.fit_notes())
     return lines
 
 

@@ -8,11 +8,12 @@ import numpy as np
 
 from .._validation import check_alpha, check_pvalue_matrix
 from ..multitest import column_step_up
+from ..results import SelectionResult
 from .registry import Guarantee, Rule
 
 
 @dataclass(frozen=True)
-class PerModelResult:
+class PerModelResult(SelectionResult):
     """Union or intersection of the per-model BH selections (an invalid baseline).
 
     Attributes

@@ -46,6 +46,7 @@ import numpy as np
 from .._binomial import binom_pmf, binom_sf  # scipy.stats' kernels, without its import time
 from .._validation import check_alpha, check_fixed_lam, check_pvalue_matrix
 from ..multitest import step_up_sorted
+from ..results import FitRow, SelectionResult
 from .options import STOREY_LAM
 from .registry import Guarantee, Rule
 
@@ -99,7 +100,7 @@ def _check_lam(lam) -> float:
 
 
 @dataclass(frozen=True)
-class StoreyMaxPResult:
+class StoreyMaxPResult(SelectionResult):
     """Selection at one alpha, with what the dashboard draws."""
 
     alpha: float
@@ -124,6 +125,10 @@ class StoreyMaxPResult:
 
     def envelope_at(self, x) -> np.ndarray:
         return np.asarray(x, dtype=float)
+
+    def fit_summary(self) -> tuple[FitRow, ...]:
+        """lambda (fixed in advance), pi0_hat, cut-off."""
+        return (FitRow("lambda", "lambda", self.lam, f"{self.lam:g} (fixed)"), *super().fit_summary())
 
 
 @dataclass(frozen=True)

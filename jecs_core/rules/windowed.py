@@ -51,6 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_alpha, check_fixed_lam, check_lam, check_pvalue_matrix
+from ..results import FitRow, SelectionResult
 from .options import Option
 from .registry import Guarantee, Rule
 
@@ -93,7 +94,7 @@ def window_inverse_density(sorted_pmax: np.ndarray, lam: float) -> tuple[float, 
 
 
 @dataclass(frozen=True)
-class WindowedResult:
+class WindowedResult(SelectionResult):
     """The selection at one alpha, with what the dashboard draws."""
 
     alpha: float
@@ -123,6 +124,10 @@ class WindowedResult:
 
     def envelope_at(self, x) -> np.ndarray:
         return self.fit.envelope_at(x)
+
+    def fit_summary(self) -> tuple[FitRow, ...]:
+        """lambda (fixed in advance), pi0_hat, cut-off."""
+        return (FitRow("lambda", "lambda", self.lam, f"{self.lam:g} (fixed)"), *super().fit_summary())
 
 
 @dataclass(frozen=True)

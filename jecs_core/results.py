@@ -1,0 +1,93 @@
+"""The one shape of a rule's result: :class:`SelectionResult` and its :class:`FitRow` lines.
+
+Every registered rule's result derives from :class:`SelectionResult`, so the CLI, the
+dashboard, the export and the report read the same attributes and print the same rows
+(``fit_summary()``) without probing for attributes.  A consumer that adds its own line (a
+post-hoc bound, a leaderboard rank) appends a :class:`FitRow` to the tuple it got.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class FitRow:
+    """One labelled value of a fit, as the CLI, dashboard, export and report show it.
+
+    Attributes
+    ----------
+    key : str
+        Machine key (the export sidecar's field name, e.g. ``"lambda"``).
+    label : str
+        What a reader sees (e.g. ``"lambda"``, ``"pi0_hat"``).
+    value : object
+        The value itself (a float, int or str).
+    text : str
+        The value formatted for display.
+    """
+
+    key: str
+    label: str
+    value: object
+    text: str
+
+
+def row(key: str, value, fmt: str = "{:.4f}", label: str | None = None) -> FitRow:
+    """A :class:`FitRow` with ``value`` formatted by ``fmt``."""
+    return FitRow(key, key if label is None else label, value, fmt.format(value))
+
+
+class SelectionResult:
+    """Base of every rule's result at one alpha.
+
+    Subclasses provide ``selected`` (bool array, one per test item) and ``alpha``; they
+    override ``threshold``, ``pi0_hat`` and ``fit_summary`` where the rule defines them.
+
+    Examples
+    --------
+    >>> import numpy as np, jecs_core as jc
+    >>> result = jc.select(np.array([[0.01, 0.02], [0.9, 0.5], [0.03, 0.01]]), alpha=0.2)
+    >>> isinstance(result, jc.SelectionResult), result.n_selected
+    (True, 2)
+    >>> [r.key for r in result.fit_summary()]
+    ['lambda', 'pi0_hat', 'threshold']
+    """
+
+    @property
+    def n_selected(self) -> int:
+        """How many items are selected."""
+        return int(np.asarray(self.selected).sum())
+
+    @property
+    def threshold(self) -> float | None:
+        """The cut-off on the rule's statistic (``None`` where the rule has no single one)."""
+        return None
+
+    @property
+    def pi0_hat(self) -> float | None:
+        """The estimated null proportion (``None`` where the rule estimates none)."""
+        return None
+
+    @property
+    def fallback_reason(self) -> str | None:
+        """Why the rule fell back to a simpler one, or ``None``."""
+        return None
+
+    def fit_notes(self) -> tuple[str, ...]:
+        """One-line cautions about the fit (e.g. too few values in an envelope's tail); none by default."""
+        return ()
+
+    def fit_summary(self) -> tuple[FitRow, ...]:
+        """The fit's rows, in display order (π̂0 and the cut-off where defined)."""
+        rows = []
+        if self.pi0_hat is not None:
+            rows.append(row("pi0_hat", self.pi0_hat))
+        if self.threshold is not None:
+            rows.append(row("threshold", self.threshold, "{:.4g}", "cut-off"))
+        return tuple(rows)
+
+
+__all__ = ["FitRow", "SelectionResult", "row"]
