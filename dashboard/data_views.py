@@ -32,6 +32,10 @@ def contract_warnings(table: ScoreTable) -> None:
         return
     for line in warn(float(st.session_state.get(state.ALPHA, 0.1))):
         st.warning(escape(line), icon=":material/warning:")
+    from jecs_core.checks import score_direction
+
+    for line in score_direction(table).warnings():  # the usual upload mistake: a loss read as larger = member
+        st.warning(escape(line), icon=":material/warning:")
 
 
 def distributions(table: ScoreTable) -> None:

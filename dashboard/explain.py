@@ -204,7 +204,7 @@ def selection_warnings(table: ScoreTable, comparison: Comparison) -> list[tuple[
                           f"calibration members for {len(direction.reversed_models)} of {len(direction.models)} model(s) "
                           f"(share of pairs with the test item higher: {aucs}; 1/2 or below is expected), so the max-p "
                           "values pile up near 1 and the rules select little or nothing. If lower scores mean member, "
-                          'tick "lower scores = member" on the Data page (the CLI: --lower-is-member).'))
+                          'tick "Lower scores = member" on the Data page and upload the file again (the CLI: --lower-is-member).'))
     for line in find_duplicates(table, near=table.n <= 5_000).warnings():
         text = line.split(": ", 1)[1]  # the page shows warnings in a box: no "warning:" prefix
         out.append((None, text[:1].upper() + text[1:]))

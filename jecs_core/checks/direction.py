@@ -18,7 +18,7 @@ import numpy as np
 # a clear, not a marginal, excess (the exchangeable-null standard error shrinks with n and m).
 REVERSED_AUC = 0.6
 REVERSED_Z = 3.0
-SWITCH_ADVICE = ('tick "lower scores = member" on the Data page, or pass --lower-is-member to the jecs command')
+SWITCH_ADVICE = 'tick "Lower scores = member" with the Data page\'s upload, or pass --lower-is-member to the jecs command'
 
 
 def _auc(test: np.ndarray, calibration: np.ndarray) -> float:

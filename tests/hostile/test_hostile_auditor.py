@@ -45,7 +45,7 @@ def test_reversed_scores_flagged_and_right_way_not():
     check = score_direction(jc.table_from_frame(flipped))
     assert check.reversed_models == ("m0", "m1") and check.share_pmax_high > 0.5
     (line,) = check.warnings()
-    assert "--lower-is-member" in line and "lower scores = member" in line
+    assert "--lower-is-member" in line and "Lower scores = member" in line
     assert score_direction(jc.table_from_frame(flipped, lower_is_member=True)).reversed_models == ()
 
 
@@ -170,7 +170,7 @@ def test_page_warnings_name_the_switch_and_drop_calibration_advice():
     frame[["score_m0", "score_m1"]] *= -1
     table = jc.table_from_frame(frame)
     found = [text for _, text in selection_warnings(table, jc.compare_methods(table, alpha=0.1))]
-    assert any("lower scores = member" in text for text in found)
+    assert any("Lower scores = member" in text for text in found)
     assert not any("More calibration items" in text for text in found)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sysconfig
 from pathlib import Path
 
@@ -170,3 +171,24 @@ def test_select_page_cluster_toggle_keeps_copies_together(tmp_path):
         at.session_state[PANEL] = panel
         at.run()
         assert not at.exception, panel
+
+
+def test_data_page_says_the_scores_may_run_the_other_way():
+    import numpy as np
+    import pandas as pd
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard import state
+
+    rng = np.random.default_rng(4)
+    scores = np.r_[rng.normal(0, 1, 150), rng.normal(-3, 1, 60)]
+    frame = pd.DataFrame({"item_id": [f"i{i}" for i in range(210)], "split": ["calibration"] * 150 + ["test"] * 60,
+                          "score_loss": -scores})  # a loss: lower = member, uploaded without the switch
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=60).run()
+    for key, value in ((state.ACTIVE_TABLE, jc.table_from_frame(frame, source="loss.csv")), (state.ACTIVE_KEY, "test:loss"),
+                       (state.ACTIVE_NAME, "loss.csv"), (state.ACTIVE_ORIGIN, "upload"), (state.ACTIVE_TOKEN, None)):
+        at.session_state[key] = value
+    at.switch_page("views/data_page.py").run()
+    assert not at.exception
+    shown = [re.sub(r"\\(.)", r"\1", w.value) for w in at.warning]  # what the user reads: Markdown escapes removed
+    assert any("scores may run the other way" in text and "Lower scores = member" in text for text in shown)
