@@ -41,8 +41,8 @@ from jecs_core import (  # noqa: E402
     table_from_frame,
     union_selection,
 )
-from jecs_core.diagnostics import audit_diagnostics  # noqa: E402
-from jecs_core.evaluate import draw_subsamples, evaluate, twin_evaluate  # noqa: E402
+from jecs_core.diagnostics import audit_diagnostics, twin_evaluate  # noqa: E402
+from jecs_core.evaluate import draw_subsamples, evaluate  # noqa: E402
 
 METHODS = ("jecs", "jmcs", "union", "intersection")
 ALPHAS = (0.1, 0.2, 0.3, 0.4, 0.5)

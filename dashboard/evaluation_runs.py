@@ -57,7 +57,7 @@ def se_note() -> str:
 
 def twin_available() -> bool:
     try:
-        from jecs_core.evaluate import twin_evaluate  # noqa: F401
+        from jecs_core.diagnostics import twin_evaluate  # noqa: F401
     except ImportError:
         return False
     return True
@@ -71,7 +71,7 @@ def run_protocol(key: RunKey, table: ScoreTable, progress) -> pd.DataFrame:
 
 def run_twin(key: RunKey, table: ScoreTable, progress) -> pd.DataFrame:
     """The unconditional GCR on fresh synthetic twins of the table (``reps`` twin tables per pattern)."""
-    from jecs_core.evaluate import twin_evaluate
+    from jecs_core.diagnostics import twin_evaluate
 
     return twin_evaluate(table, alphas=key.alphas, tables=key.reps, seed=key.seed, methods=key.methods,
                          progress=progress).summary

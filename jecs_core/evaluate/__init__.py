@@ -1,4 +1,4 @@
-"""Evaluation engine: the paper's Monte-Carlo protocol, its sensitivity sweeps, and the twin estimate.
+"""Evaluation engine: the paper's Monte-Carlo protocol and its sensitivity sweeps (the twin estimate is in ``jecs_core.diagnostics``).
 
 * :func:`evaluate` repeats the protocol (80% subsamples of calibration and test,
   500 repetitions by default) and reports mean GCP and power with standard
@@ -39,9 +39,3 @@ __all__ = [
     "format_twin_comparison", "methods_taking",
     "rule_options", "sweep_k", "sweep_knn", "sweep_lambda", "sweep_rho", "sweep_tables",
 ]
-
-# Last, after every evaluate submodule is loaded: the twin check lives with the
-# diagnostics (it needs no labels) and runs through this package's protocol.
-from ..diagnostics.twin_risk import TwinEvaluation, twin_evaluate  # noqa: E402
-
-__all__ += ["TwinEvaluation", "twin_evaluate"]

@@ -83,9 +83,10 @@ def _paper_jecs(batch: Batch, options: Mapping) -> Outcome:
 
 
 def _storey_maxp(batch: Batch, options: Mapping) -> Outcome:
-    from ..rules.storey_maxp import _check_lam, cap_correction, cap_level
+    from ..rules.options import STOREY_LAM
+    from ..rules.storey_maxp import cap_correction, cap_level
 
-    lam, n = _check_lam(options.get("lam", "auto")), batch.n_drawn
+    lam, n = STOREY_LAM.validate(options.get("storey_lam")), batch.n_drawn
     sorted_p = batch.order.sorted_p
     pi0 = storey_pi0_batch(sorted_p, lam=lam, cap=1.0 / cap_level(n), correction=cap_correction(n, lam))
     r_star = step_up(sorted_p, step_thresholds(batch.numerators, pi0 * n))

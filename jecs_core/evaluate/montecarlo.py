@@ -5,7 +5,7 @@ Paper appendix "Evaluation protocol": on a fixed labelled table, each of
 without replacement, runs the chosen rules at every alpha, and scores the
 selections against the true labels.  Means are reported with standard errors
 ``std / sqrt(reps)`` (sample std, ``ddof = 1``).  Those standard errors cover the
-subsampling noise on this one table only; :func:`jecs_core.evaluate.twin_evaluate`
+subsampling noise on this one table only; :func:`jecs_core.diagnostics.twin_evaluate`
 estimates the unconditional rate over fresh tables like it.
 """
 

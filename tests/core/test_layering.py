@@ -132,3 +132,72 @@ def test_the_scan_catches_an_upward_import(tmp_path, monkeypatch):
 def test_the_cycle_finder_finds_a_cycle():
     assert _find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def _subpackage(module: str) -> str:
+    """``jecs_core.evaluate.kernels`` -> ``jecs_core.evaluate``; a top-level module stands for itself."""
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def _subpackage_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    collapsed: dict[str, set[str]] = {}
+    for name, targets in graph.items():
+        edges = collapsed.setdefault(_subpackage(name), set())
+        edges.update(_subpackage(t) for t in targets)
+    for name, edges in collapsed.items():
+        edges.discard(name)
+        # A package importing its own top-level package (``jecs_core``) is the parent, not a sibling.
+        edges.discard(name.split(".")[0])
+    for target in {t for edges in collapsed.values() for t in edges}:
+        collapsed.setdefault(target, set())
+    return collapsed
+
+
+def test_no_import_cycles_between_subpackages():
+    cycle = _find_cycle(_subpackage_graph(_project_graph()))
+    assert cycle is None, "import cycle between subpackages: " + " -> ".join(cycle)
+
+
+def test_the_subpackage_scan_catches_a_loop():
+    graph = {"jecs_core.evaluate.sweeps": {"jecs_core.diagnostics.twin"}, "jecs_core.diagnostics.twin": {"jecs_core.evaluate.draws"},
+             "jecs_core.evaluate.draws": set()}
+    assert _find_cycle(_subpackage_graph(graph)) == ["jecs_core.diagnostics", "jecs_core.evaluate", "jecs_core.diagnostics"]
+
+
+def _private_reach_ins(path: Path) -> list[str]:
+    """``from other_module import _name`` where ``other_module`` is another project module."""
+    module = _module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            base = package.split(".")
+            base = base[: len(base) - node.level + 1]
+            target = ".".join([*base, node.module] if node.module else base)
+        else:
+            target = node.module or ""
+        if target.split(".")[0] not in PROJECT or target == module:
+            continue
+        for alias in node.names:
+            # A package's own private modules (``from . import _params``) are its business.
+            own_module = target == package and (ROOT / Path(*package.split(".")) / f"{alias.name}.py").exists()
+            if alias.name.startswith("_") and not alias.name.startswith("__") and not own_module:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {target}.{alias.name}")
+    return found
+
+
+def test_no_module_imports_another_modules_private_names():
+    problems = [line for path in _sources() for line in _private_reach_ins(path)]
+    assert not problems, "private names imported across modules:\n" + "\n".join(sorted(problems))
+
+
+def test_the_private_name_scan_can_fail(tmp_path, monkeypatch):
+    (tmp_path / "jecs_core").mkdir()
+    probe = tmp_path / "jecs_core" / "probe.py"
+    probe.write_text("from .envelope import _check_knn\nfrom ._validation import check_knn\n", encoding="utf-8")
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    assert _private_reach_ins(probe) == ["jecs_core/probe.py:1 imports jecs_core.envelope._check_knn"]
