@@ -31,6 +31,12 @@ DESCRIPTION = (
 )
 
 
+# Third-party packages that come with an optional extra, and that extra.
+EXTRAS = {"torch": "scoring", "transformers": "scoring", "accelerate": "scoring", "gguf": "scoring",
+          "peft": "scoring", "safetensors": "scoring", "tqdm": "scoring", "ray": "distributed",
+          "streamlit": "app", "plotly": "app", "datasketch": "text"}
+
+
 class CommandError(Exception):
     """A user error a command reports as one line with exit code 2."""
 
@@ -43,20 +49,30 @@ def build_parser(
 ) -> argparse.ArgumentParser:
     """A parser with the subcommands of ``registrars`` and then ``optional``.
 
-    An ``optional`` registrar whose layer cannot be imported in this install (the
-    package or one of its extras is missing) is left out; a required one raises.
+    An ``optional`` registrar whose layer is not part of this install is left out; one that
+    misses a package of an optional extra is left out with one line in the help naming the
+    extra to install (:data:`EXTRAS`). Any other import error (a typo, a broken module) raises.
     """
     parser = argparse.ArgumentParser(prog=prog, description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"jecs {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name, attr in registrars:
         getattr(importlib.import_module(module_name), attr)(subparsers)
+    missing = []
     for module_name, attr in optional:
         try:
             module = importlib.import_module(module_name)
-        except ModuleNotFoundError:
-            continue  # that layer (or an extra it needs) is not part of this install
+        except ModuleNotFoundError as exc:
+            root = (exc.name or "").split(".")[0]
+            if root == module_name.split(".")[0]:
+                continue  # that layer is not part of this install
+            if root not in EXTRAS:
+                raise
+            missing.append(f"{module_name.split('.')[0]} needs {root}: pip install 'jecs[{EXTRAS[root]}]'")
+            continue
         getattr(module, attr)(subparsers)
+    if missing:
+        parser.epilog = "not available in this install: " + "; ".join(missing)
     return parser
 
 
@@ -66,10 +82,10 @@ def run(parser: argparse.ArgumentParser, argv=None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
+    caught: list[warnings.WarningMessage] = []
     try:
-        with warnings.catch_warnings():
-            # Warnings the commands care about are printed as part of their summary.
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             return int(args.handler(args) or 0)
     except (CommandError, ValueError, OSError) as exc:
         message = " ".join(str(exc).split())
@@ -78,6 +94,26 @@ def run(parser: argparse.ArgumentParser, argv=None) -> int:
     except KeyboardInterrupt:
         print(f"{parser.prog}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        _show_warnings(f"{parser.prog} {args.command}", caught)
+
+
+def _show_warnings(prefix: str, caught) -> None:
+    """Each distinct warning once, as one line on stderr (the summary on stdout stays parseable).
+
+    Left out: the warnings the commands print themselves (JECS's fallback to JMCS is in the
+    fit line; the leaderboard prints its own warnings one line each).
+    """
+    from ..leaderboard.board import LeaderboardWarning
+    from ..selection import JECSFallbackWarning
+
+    seen = set()
+    for found in caught:
+        line = " ".join(str(found.message).split())
+        if issubclass(found.category, (JECSFallbackWarning, LeaderboardWarning)) or line in seen:
+            continue
+        seen.add(line)
+        print(f"{prefix}: warning: {line}", file=sys.stderr)
 
 
 def main(argv=None) -> int:

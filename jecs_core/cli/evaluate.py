@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from ..data import load_scores
+from ..diagnostics import twin_evaluate
 from ..envelope import DEFAULT_LAMBDA_GRID
 from ..evaluate import (
     DEFAULT_SWEEP_KNNS,
@@ -23,7 +24,6 @@ from ..evaluate import (
     sweep_knn,
     sweep_lambda,
     sweep_rho,
-    twin_evaluate,
 )
 from ..io import check_output_path, write_table
 from ..rules import METHODS
