@@ -37,14 +37,16 @@ class ReportInputs:
 
 
 def audit_diagnostics_or_none(table: ScoreTable, *, alpha: float = 0.1, **options):
-    """``jecs_core.diagnostics.audit_diagnostics(table, alpha=...)`` when this jecs_core has it, else ``None``."""
-    try:
-        from jecs_core.diagnostics import audit_diagnostics
-    except ImportError:
-        return None
+    """``jecs_core.diagnostics.audit_diagnostics(table, alpha=...)``, or ``None`` for a table too small for them.
+
+    Only the ``ValueError`` a diagnostic raises on a table it cannot judge is turned into
+    ``None`` (as ``jecs select`` does); any other error is a bug and propagates.
+    """
+    from jecs_core.diagnostics import audit_diagnostics
+
     try:
         return audit_diagnostics(table, alpha=alpha, **options)
-    except Exception:  # diagnostics are optional extras: a failure must not block the report
+    except ValueError:
         return None
 
 
@@ -171,7 +173,7 @@ def build_report(inputs: ReportInputs) -> str:
     provenance = provenance_for(t)
     try:
         sidecar = selection_metadata(t, c, inputs.method, options={"lam": inputs.lam, "knn": inputs.knn})
-    except Exception as exc:  # the report must not fail because one record cannot be built
+    except (ValueError, OSError) as exc:  # an input file gone or unreadable: say so in its place
         sidecar = {"error": f"the selection record could not be built ({exc.__class__.__name__}: {exc})"}
     sections = [
         ("Settings", _settings(inputs)),
@@ -179,7 +181,7 @@ def build_report(inputs: ReportInputs) -> str:
         ("Selections", _counts(inputs)),
         ("Warnings", f"<ul class='warnings'>{warn_html}</ul>"),
         ("Diagnostics (label-free)", _record_block(inputs.diagnostics) if inputs.diagnostics is not None
-         else "<p>Not available in this jecs_core release.</p>"),
+         else "<p>Not computed: the table is too small for the label-free diagnostics.</p>"),
         ("Figures", _figures(inputs)),
         *([("Leaderboard on the clean subset", leaderboard_section(inputs.leaderboard))]
           if inputs.leaderboard is not None else []),

@@ -71,7 +71,7 @@ def test_user_strings_are_escaped():
 def test_diagnostics_of_any_shape_are_written(real):
     html = _report(real, diagnostics={"tail_size": np.int64(39), "band": np.array([0.1, 0.3])})
     assert "<tr><th>tail size</th><td>39</td></tr>" in html and "<td>0.1, 0.3</td>" in html
-    assert "Not available" in _report(real)
+    assert "Not computed" in _report(real)
 
 
 def test_report_file_name():
@@ -96,3 +96,15 @@ def test_report_cli_standalone(tmp_path, real, capsys):
     assert main([real.source, "--out", str(tmp_path / "a.html")]) == 0
     assert "wrote" in capsys.readouterr().out
     json.dumps({"ok": True})
+
+
+def test_a_bug_in_the_diagnostics_is_not_hidden(monkeypatch):
+    import jecs_core.diagnostics as diagnostics
+    from dashboard.report import audit_diagnostics_or_none
+
+    def broken(table, **options):
+        raise TypeError("a programming error")
+
+    monkeypatch.setattr(diagnostics, "audit_diagnostics", broken)
+    with pytest.raises(TypeError, match="programming error"):
+        audit_diagnostics_or_none(object(), alpha=0.1)
