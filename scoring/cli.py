@@ -17,7 +17,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from jecs_core.io import write_table
+from jecs_core.io import WRITE_SUFFIXES, check_output_path, write_table
 
 from .settings import (
     DEFAULT_CACHE_DIR,
@@ -30,8 +30,6 @@ from .settings import (
     SCORE_LABELS,
     SCORE_NAMES,
 )
-
-_TABLE_SUFFIXES = (".csv", ".parquet")
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -113,9 +111,13 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     ray.add_argument("--shard-size", type=int, default=512, help="texts per shard, the unit of resumption (default 512)")
 
 
-def _check_output(path: Path | None, option: str) -> None:
-    if path is not None and path.suffix.lower() not in _TABLE_SUFFIXES:
-        raise ValueError(f"{option} {str(path)!r}: expected a .csv or .parquet file name")
+def _check_output(path: Path | None, option: str, *, inputs) -> None:
+    """The core's one output check (suffix, not a directory, never the input file); a new parent folder is allowed."""
+    if path is None:
+        return
+    if path.suffix.lower() in WRITE_SUFFIXES and not path.parent.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)  # the writer would create it anyway
+    check_output_path(path, suffixes=WRITE_SUFFIXES, inputs=inputs, what=option)
 
 
 def _write_table(frame, path: Path) -> None:
@@ -137,14 +139,17 @@ def handle_score(args: argparse.Namespace) -> int:
     from .settings import ScoreSettings
     from .sources import parse_model_spec
 
+    # Output paths first: a wrong --out is refused before any model is opened.
+    _check_output(args.out, "--out", inputs=[args.texts])
+    _check_output(args.all_scores, "--all-scores", inputs=[args.texts])
+    if args.all_scores is not None and args.all_scores.resolve() == args.out.resolve():
+        raise ValueError(f"--all-scores: {args.all_scores} is also --out; name two different files")
     models = {}
     for spec in args.model:
         name, source = parse_model_spec(spec)
         if name in models:
             raise ValueError(f"--model: the name {name!r} is given twice")
         models[name] = source
-    _check_output(args.out, "--out")
-    _check_output(args.all_scores, "--all-scores")
     settings = ScoreSettings(
         k_mink=args.k_mink, k_minkpp=args.k_minkpp, max_length=args.max_length, prepend_bos=args.prepend_bos,
         long_texts=args.long_texts, stride=args.stride,
