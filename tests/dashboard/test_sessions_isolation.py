@@ -38,7 +38,7 @@ def _jecs_shown(at: AppTest) -> int:
     at.switch_page("views/select_page.py").run()
     assert not at.exception
     cards = " ".join(h.proto.body for h in at.get("html"))
-    match = re.search(r"jecs-name'>JECS</div>\s*<div class='jecs-count'>([\d,]+)<", cards)
+    match = re.search(r"jecs-name'>JECS \(paper\)</div>\s*<div class='jecs-count'>([\d,]+)<", cards)
     assert match, "the JECS card was not found on the Select page"
     return int(match.group(1).replace(",", ""))
 
