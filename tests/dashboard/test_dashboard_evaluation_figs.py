@@ -7,7 +7,7 @@ import pytest
 
 import jecs_core
 from dashboard.figures.evaluation import _sweep_data, plot_gcp_power, plot_sweep
-from dashboard.theme import METHOD_COLORS
+from dashboard.theme import METHOD_COLORS, short_label
 from jecs_core import load_scores
 from jecs_core.evaluate import evaluate, sweep_lambda
 
@@ -27,7 +27,7 @@ def test_every_power_bar_is_filled_in_its_rule_colour(summary):
     bars = [t for t in fig.data if t.type == "bar"]
     assert len(bars) == summary["method"].nunique()
     for bar in bars:
-        method = next(m for m in jecs_core.METHODS if bar.name == f"{jecs_core.REGISTRY[m].label.split(' (')[0]} power")
+        method = next(m for m in jecs_core.METHODS if bar.name == f"{short_label(m)} power")
         assert bar.marker.color == METHOD_COLORS[method] and bar.opacity >= 0.5
         pattern = bar.marker.pattern
         if jecs_core.REGISTRY[method].guarantee is jecs_core.Guarantee.INVALID:
