@@ -6,9 +6,10 @@ read the score names and validate settings before the heavy stack is loaded.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from jecs_core._validation import check_fraction, check_positive_int
 
 from .registry import REGISTRY
 
@@ -47,9 +48,7 @@ def check_score_name(score: str, name: str = "score") -> str:
 
 
 def _check_int(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+    return check_positive_int(value, name, minimum=minimum)
 
 
 @dataclass(frozen=True)
@@ -92,10 +91,7 @@ class ScoreSettings:
 
     def __post_init__(self) -> None:
         for name in ("k_mink", "k_minkpp"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 < value <= 1.0:
-                raise ValueError(f"{name} must be a number in (0, 1], got {value!r}")
-            object.__setattr__(self, name, float(value))
+            object.__setattr__(self, name, check_fraction(getattr(self, name), name, include_zero=False))
         # Two tokens are the least that yields one scored token.
         object.__setattr__(self, "max_length", _check_int(self.max_length, "max_length", 2))
         if not isinstance(self.prepend_bos, bool):

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from .._validation import check_positive_int, check_seed  # noqa: F401  (check_seed re-exported)
+from .._validation import check_alpha, check_positive_int, check_seed  # noqa: F401  (check_seed re-exported)
 from ..data import ScoreTable, table_from_frame
 
 
@@ -25,13 +25,8 @@ def check_count(value, name: str, minimum: int) -> int:
 
 
 def check_level(value, name: str = "level") -> float:
-    try:
-        level = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number in (0, 1), got {value!r}") from None
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
-    return level
+    """A level in (0, 1): the shared alpha check under this argument's name."""
+    return check_alpha(value, name)
 
 
 def json_number(value):

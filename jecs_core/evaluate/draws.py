@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import check_fraction as shared_check_fraction
+
 DEFAULT_DRAW_FRACTION = 0.8
 
 
@@ -24,14 +26,8 @@ def draw_size(total: int, fraction: float) -> int:
 
 
 def check_fraction(fraction, name: str = "draw_fraction") -> float:
-    """``fraction`` as a float in (0, 1], or a ValueError naming ``name``."""
-    try:
-        value = float(fraction)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number in (0, 1], got {fraction!r}") from None
-    if not 0.0 < value <= 1.0:
-        raise ValueError(f"{name} must be in (0, 1], got {fraction!r}")
-    return value
+    """``fraction`` as a float in (0, 1], or a ValueError naming ``name`` (the shared fraction check)."""
+    return shared_check_fraction(fraction, name, include_zero=False)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
+from .._validation import check_fraction, check_positive_int, check_rng
 from .split import DEFAULT_CALIBRATION_FRACTION, DEFAULT_CLEAN_FRACTION, DEFAULT_RHO, three_block_split
 from .synthetic import wide_table
 
@@ -29,21 +30,15 @@ Noise = Callable[[np.random.Generator, tuple[int, int]], np.ndarray]
 # --------------------------------------------------------------------------- checks
 
 def _check_rng(rng) -> None:
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    check_rng(rng, allow_none=False)
 
 
 def _check_unit(value, name: str) -> float:
-    number = float(value)
-    if not 0.0 <= number <= 1.0:
-        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
-    return number
+    return check_fraction(value, name)
 
 
 def _check_count(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or int(value) != value or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+    return check_positive_int(value, name, minimum=minimum)
 
 
 def model_mus(mu, n_models: int) -> np.ndarray:
