@@ -80,6 +80,14 @@ def check_fraction(value, name: str, *, include_zero: bool = True, include_one: 
     return number
 
 
+def check_positive_number(value, name: str) -> float:
+    """A finite number > 0."""
+    number = _number(value, name, "a positive number")
+    if not number > 0:
+        raise ValueError(f"{name} must be > 0, got {value!r}")
+    return number
+
+
 def check_lambda(lam, name: str = "lam") -> float:
     """A right-tail threshold lambda in the open interval (0, 1)."""
     number = _number(lam, name, "a number in the open interval (0, 1)")

@@ -4,37 +4,35 @@ from __future__ import annotations
 
 import argparse
 
+from .._validation import check_alpha, check_fraction, check_positive_int, check_positive_number
+from ..rules.options import LAM
+
+
+def _typed(text: str, convert, check, expected: str, *args, **kwargs):
+    """Parse ``text`` with ``convert`` and check it with the shared validator; errors become argparse's."""
+    try:
+        value = convert(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+    try:
+        return check(value, *args, **kwargs)
+    except ValueError as exc:  # argparse names the flag itself: "argument --alpha: must be ..."
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("value ")) from None
+
 
 def alpha_arg(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1), got {text}")
-    return value
+    """A number in (0, 1)."""
+    return _typed(text, float, check_alpha, "a number in (0, 1)", "value")
 
 
 def lam_arg(text: str):
-    if text == "auto":
-        return "auto"
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected 'auto' or a number in (0, 1), got {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be 'auto' or in (0, 1), got {text}")
-    return value
+    """``auto`` or a number in (0, 1)."""
+    return LAM.parse(text)
 
 
 def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
-    return value
+    """An integer >= 1."""
+    return _typed(text, int, check_positive_int, "a positive integer", "value")
 
 
 def add_table_options(parser: argparse.ArgumentParser) -> None:
@@ -52,24 +50,12 @@ def add_table_options(parser: argparse.ArgumentParser) -> None:
 
 def fraction_arg(text: str) -> float:
     """A number in [0, 1]."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
-    return value
+    return _typed(text, float, check_fraction, "a number in [0, 1]", "value")
 
 
 def positive_float(text: str) -> float:
     """A number > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return value
+    return _typed(text, float, check_positive_number, "a positive number", "value")
 
 
 def alphas_arg(text: str) -> tuple[float, ...]:

@@ -239,7 +239,9 @@ def test_method_choices_come_from_the_registry(tmp_path, capsys):
         assert meta["method"] == name and meta["guarantee"] == rule.guarantee.value
         assert meta["guarantee_description"] == rule.guarantee.description
         assert meta["input_sha256"] == table.source_sha256 and meta["version"] == jecs_core.__version__
-        assert meta["options"] == {"lam": "auto", "knn": None, "layout": "auto", "raw_cells": False,
+        declared = {key: list(option.default) if isinstance(option.default, tuple) else option.default
+                    for key, (option, _) in jecs_core.rules.declared_options().items()}
+        assert meta["options"] == {**declared, "layout": "auto", "raw_cells": False,
                                    "covariates": None, "shift_method": "auto"}
         frame = pd.read_csv(out)
         comparison = jecs_core.compare_methods(table, alpha=0.1)

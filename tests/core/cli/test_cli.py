@@ -125,7 +125,7 @@ def test_missing_file_and_bad_arguments(capsys, tmp_path):
     with pytest.raises(SystemExit) as info:
         main(["select", SAMPLE, "--alpha", "1.5"])
     assert info.value.code == 2
-    assert "must be in (0, 1)" in capsys.readouterr().err
+    assert "argument --alpha: must be in the open interval (0, 1), got 1.5" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["select", SAMPLE, "--lam", "high"])
     assert main([]) == 2
