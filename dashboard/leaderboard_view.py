@@ -63,7 +63,7 @@ def restore_state(data: state.ActiveData) -> None:
         alpha = float(q.get("alpha", ""))
     except ValueError:
         alpha = None
-    if alpha is not None and 0.01 <= alpha <= 0.5:
+    if alpha is not None and state.ALPHA_MIN <= alpha <= state.ALPHA_MAX:
         s[state.ALPHA] = round(alpha, 2)
     elif not s.get(SELECT_URL_LOADED) and _opening_alpha(data) is not None:
         s[state.ALPHA] = _opening_alpha(data)

@@ -53,7 +53,7 @@ def restore_state() -> None:
         return
     s[URL_LOADED] = True
     q = st.query_params
-    alpha = _number(q.get("alpha"), 0.01, 0.5)
+    alpha = _number(q.get("alpha"), state.ALPHA_MIN, state.ALPHA_MAX)
     if alpha is not None:
         s[state.ALPHA] = round(alpha, 2)
     lam = q.get("lam")
@@ -72,7 +72,7 @@ def restore_state() -> None:
         s[FIGURE] = q["fig"]
     if q.get("view") in PANELS:
         s[PANEL] = q["view"]
-    alpha2 = _number(q.get("alpha2"), 0.01, 0.5)
+    alpha2 = _number(q.get("alpha2"), state.ALPHA_MIN, state.ALPHA_MAX)
     if alpha2 is not None:
         s[COMPARE], s[ALPHA2] = True, round(alpha2, 2)
 

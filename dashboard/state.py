@@ -38,6 +38,9 @@ NOTICE = "jecs.notice"
 SAMPLE_CHOICE = "jecs.sample"
 SAMPLE_SCORE = "jecs.sample_score"
 ALPHA = "jecs.alpha"
+# The dashboard's one alpha range: every alpha slider and every alpha read from a URL use it.
+ALPHA_MIN, ALPHA_MAX, ALPHA_STEP = 0.01, 0.50, 0.01
+ALPHA_SLIDER = {"min_value": ALPHA_MIN, "max_value": ALPHA_MAX, "step": ALPHA_STEP, "format": "%.2f"}
 LAM_MODE = "jecs.lam_mode"
 LAM = "jecs.lam"
 KNN_MODE = "jecs.knn_mode"

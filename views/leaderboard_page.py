@@ -56,7 +56,7 @@ st.text(f"Data set: {subject.name}")
 def ranking() -> None:
     """α, the rule and everything they change: a step of either reruns only this."""
     controls = st.columns([2, 2], gap="large")
-    controls[0].slider("Target GCR α", min_value=0.01, max_value=0.50, step=0.01, format="%.2f", key=state.ALPHA,
+    controls[0].slider("Target GCR α", **state.ALPHA_SLIDER, key=state.ALPHA,
                        help="The clean subset is the selection at this α (shared with the Select page).")
     controls[1].selectbox("Selection rule", METHODS, key=lb.METHOD, format_func=method_label,
                           help="The rule whose selection is the clean subset (shared with the Select page).")

@@ -8,7 +8,7 @@ what that buys in power.
 
 import streamlit as st
 
-from dashboard import lesson_cache
+from dashboard import lesson_cache, state
 from dashboard.figures.lesson import plot_cutoff_gap, plot_envelope_lesson, plot_null_densities, plot_power_vs_k
 
 st.title("Learn: the super-uniformity tax")
@@ -59,7 +59,7 @@ the formula on the right and departs from it only near 0.
 )
 
 st.header("2 · BH looks where the nulls are not", divider="gray")
-alpha = st.slider("Target level α", 0.01, 0.5, 0.1, 0.01, key="learn.alpha",
+alpha = st.slider("Target level α", value=0.1, **state.ALPHA_SLIDER, key="learn.alpha",
                   help="The global contamination rate you are willing to accept.")
 left, right = st.columns([3, 2], gap="large")
 left.plotly_chart(plot_cutoff_gap(lesson_cache.cutoff(n_models, alpha)), width="stretch", key="learn.fig.cutoff")
