@@ -46,6 +46,21 @@ class SelectionResult:
     Subclasses provide ``selected`` (bool array, one per test item) and ``alpha``; they
     override ``threshold``, ``pi0_hat`` and ``fit_summary`` where the rule defines them.
 
+    Attributes
+    ----------
+    selected : numpy.ndarray of bool, shape (n,)
+        The selection (provided by the subclass).
+    alpha : float
+        The level it was made at (provided by the subclass).
+    n_selected : int
+        How many items are selected.
+    threshold : float or None
+        The cut-off on the rule's statistic; ``None`` where there is no single one.
+    pi0_hat : float or None
+        The estimated null proportion; ``None`` where the rule estimates none.
+    fallback_reason : str or None
+        Why the rule fell back to a simpler one.
+
     Examples
     --------
     >>> import numpy as np, jecs_core as jc
