@@ -37,14 +37,19 @@ _LOG_ONE_MINUS_EPS = math.log1p(-PROB_EPS)
 #: needs a top probability within about 1e-8 of 1, which float32 rounds to 1.
 SIGMA_FLOOR = 1e-3
 
-#: Vocabulary rows are processed in chunks of about this many float32 elements,
-#: so the temporaries stay a few tens of MiB whatever the vocabulary or batch.
+#: Vocabulary rows are processed at most this many float32 elements at a time
+#: (on any device), so the temporaries stay bounded whatever the vocabulary or batch.
 CHUNK_ELEMENTS = 1 << 22
 
+#: Vocabulary values per block of the statistics on a CPU. The passes over a block
+#: (log-softmax, softmax, log(1 - p), products, centring) touch three block-sized float32
+#: arrays (3 MiB at this size), so they run from the last-level cache instead of streaming
+#: every pass through main memory, and a block's rows are still wide enough for the
+#: intra-op threads. Chosen by measurement (``benchmarks/bench_scoring.py --blocks``).
+BLOCK_ELEMENTS = 1 << 18
 
-def _rowdot(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """Row-wise dot product without an (N, V) temporary."""
-    return torch.linalg.vecdot(a, b, dim=-1)
+_LOG_HALF = math.log(0.5)
+_LOG1P_MINUS_HALF = math.log1p(-0.5)
 
 
 def rows_per_chunk(vocab: int, chunk_elements: int = CHUNK_ELEMENTS) -> int:
@@ -52,31 +57,56 @@ def rows_per_chunk(vocab: int, chunk_elements: int = CHUNK_ELEMENTS) -> int:
     return max(1, chunk_elements // max(1, vocab))
 
 
-def _chunk_statistics(logits: torch.Tensor, y: torch.Tensor, needed: tuple[str, ...]) -> dict[str, torch.Tensor]:
-    # The log-softmax is taken once, in float32 even for bf16 models.
-    work = torch.log_softmax(logits.float(), dim=-1)
+def _rowdot(a: torch.Tensor, b: torch.Tensor, scratch: torch.Tensor) -> torch.Tensor:
+    """Row-wise dot product through a preallocated ``scratch`` (``linalg.vecdot`` allocates one per call)."""
+    return torch.mul(a, b, out=scratch).sum(dim=1)
+
+
+def _sum_other_p_log1m(p: torch.Tensor, top: torch.Tensor, lp: torch.Tensor, scratch: torch.Tensor) -> torch.Tensor:
+    """``sum_{v != y} p_v log(1 - p_v)`` per row, from each row's largest log-prob ``top`` and ``lp = log p_y``.
+
+    ``log1p(-min(p, 1/2))`` is exact to float32 rounding for every ``p_v <= 1/2``, and
+    only a row's most probable token can exceed 1/2. That token's clamped term is taken
+    out again and, unless it is the true token, put back from its log-prob,
+    ``log(-expm1(log p))``: exact where ``1 - p`` in float32 would lose most of its digits,
+    floored at the ``1 - 1e-10`` clamp. Taking the true token's term out before adding it
+    avoids a cancellation of two large terms when it is a near-certain top token.
+    Unclamped weights: below 1e-10 a term ``p_v log(1 - p_v) ~ -p_v^2`` is nil either way.
+    """
+    total = torch.clamp(p, max=0.5, out=scratch).neg_().log1p_().mul_(p).sum(dim=1)
+    big = top > _LOG_HALF
+    # Where the top exceeds 1/2 no other token can share its log-prob, so lp == top names it.
+    y_is_top = big & (lp == top)
+    p_top = top.exp()
+    exact_top = torch.expm1(top).neg_().clamp_min_(PROB_EPS).log_()
+    top_term = torch.where(y_is_top, 0.0, p_top * exact_top) - p_top * _LOG1P_MINUS_HALF
+    own = lp.exp() * torch.expm1(lp).neg_().clamp_min_(PROB_EPS).log_()
+    return total + torch.where(big, top_term, 0.0) - torch.where(y_is_top, 0.0, own)
+
+
+def _chunk_statistics(
+    logits: torch.Tensor, y: torch.Tensor, needed: tuple[str, ...], scratch: torch.Tensor
+) -> dict[str, torch.Tensor]:
+    # One log-softmax and one softmax, in float32 even for bf16 models; the rest reuses
+    # them in place. The softmax is one fused pass, where exp(log-softmax) is a slower
+    # standalone exp over the same row.
+    work = torch.log_softmax(logits, dim=-1, dtype=torch.float32)
     lp = work.gather(1, y).squeeze(1)
     out = {"logprob": lp}
     if "minkpp_z" not in needed and "mentr" not in needed:
         return out
-    p = work.exp()
+    p = torch.softmax(logits, dim=-1, dtype=torch.float32)
     if "mentr" in needed:
-        # log(1 - p_v) as log(-expm1(log p_v)): exact where p_v is near 1, where 1 - p_v
-        # in float32 would lose most of its digits; the floor is the 1 - 1e-10 clamp.
-        log1m = torch.expm1(work).neg_().clamp_min_(PROB_EPS).log_()
-        p_y = p.gather(1, y).squeeze(1)
-        # Unclamped weights: below 1e-10 a term p_v log(1 - p_v) ~ -p_v^2 is nil either way.
-        sum_other = _rowdot(p, log1m) - p_y * log1m.gather(1, y).squeeze(1)
+        sum_other = _sum_other_p_log1m(p, work.amax(dim=1), lp, scratch)
         one_minus_p_y = torch.expm1(lp).neg_().clamp_min_(PROB_EPS)
         log_p_y = lp.clamp(_LOG_EPS, _LOG_ONE_MINUS_EPS)
         out["mentr"] = -one_minus_p_y * log_p_y - sum_other
-        del log1m
     if "minkpp_z" in needed:
-        mu = _rowdot(p, work)
+        mu = _rowdot(p, work, scratch)
         # Centred second moment: E[X^2] - mu^2 cancels catastrophically in
         # float32 when the distribution is close to flat.
         centred = work.sub_(mu[:, None]).square_()
-        sigma = _rowdot(p, centred).clamp_min_(0.0).sqrt_()
+        sigma = _rowdot(p, centred, scratch).clamp_min_(0.0).sqrt_()
         out["minkpp_z"] = (lp - mu) / sigma.clamp_min(SIGMA_FLOOR)
     return out
 
@@ -87,8 +117,9 @@ def token_statistics(
     *,
     needed: tuple[str, ...] = STATISTICS,
     chunk_elements: int = CHUNK_ELEMENTS,
+    block_elements: int | None = None,
 ) -> torch.Tensor:
-    """Per-token statistics at N scored positions, computed chunk by chunk.
+    """Per-token statistics at N scored positions, computed block by block.
 
     Parameters
     ----------
@@ -100,18 +131,25 @@ def token_statistics(
         Which statistics (names from :data:`scoring.registry.STATISTICS`, in
         that order) to compute; the others cost nothing.
     chunk_elements : int
-        Rows are processed ``chunk_elements // V`` at a time (at least one).
+        At most ``chunk_elements // V`` rows (at least one) at a time.
+    block_elements : int, optional
+        Fewer rows at a time where ``block_elements // V`` is fewer (at least one):
+        default :data:`BLOCK_ELEMENTS` on a CPU, where a block's passes then run
+        from cache, and no further limit elsewhere (a GPU prefers fewer, larger launches).
 
     Returns
     -------
     torch.Tensor, shape (len(needed), N), float32, on the logits' device
     """
     n, vocab = logits.shape
+    if block_elements is None:
+        block_elements = BLOCK_ELEMENTS if logits.device.type == "cpu" else chunk_elements
     out = torch.empty((len(needed), n), dtype=torch.float32, device=logits.device)
-    step = rows_per_chunk(vocab, chunk_elements)
+    step = rows_per_chunk(vocab, min(chunk_elements, block_elements))
+    scratch = torch.empty((min(n, step), vocab), dtype=torch.float32, device=logits.device)
     for start in range(0, n, step):
         stop = min(n, start + step)
-        found = _chunk_statistics(logits[start:stop], targets[start:stop, None], needed)
+        found = _chunk_statistics(logits[start:stop], targets[start:stop, None], needed, scratch[: stop - start])
         for row, name in enumerate(needed):
             out[row, start:stop] = found[name]
     return out
