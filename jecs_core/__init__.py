@@ -30,7 +30,8 @@ _LAZY_NAMES = {
     "results": ("FitRow", "SelectionResult"),
     "rules": ("DEFAULT_METHOD", "METHODS", "REGISTRY", "Guarantee", "Option", "Rule", "get_rule", "select"),
     "rules.per_model": ("PerModelResult", "intersection_selection", "union_selection"),
-    "selection": ("JECSFallbackWarning", "JECSFit", "JECSResult", "JMCSResult", "fit_jecs", "jecs", "jmcs", "max_p"),
+    "rules.jmcs": ("JMCSResult", "jmcs"),
+    "selection": ("JECSFallbackWarning", "JECSFit", "JECSResult", "fit_jecs", "jecs", "max_p"),
 }
 _MODULE_OF = {name: module for module, names in _LAZY_NAMES.items() for name in names}
 

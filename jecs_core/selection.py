@@ -1,5 +1,5 @@
-"""The joint-selection rules on max-p: JECS and JMCS (the per-model union / intersection
-baselines live in :mod:`jecs_core.rules.per_model`).
+"""The max-p aggregation and the paper's JECS (JMCS lives in :mod:`jecs_core.rules.jmcs`, the
+per-model union / intersection baselines in :mod:`jecs_core.rules.per_model`).
 
 All take the (n, K) matrix of per-model conformal p-values (see
 :func:`jecs_core.conformal_pvalues`), so one conformal pass serves every rule
@@ -15,44 +15,12 @@ import numpy as np
 
 from ._validation import check_alpha, check_knn, check_lam, check_pvalue_matrix
 from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, fit_from_sorted, fit_lambda_grid
-from .multitest import StepUpResult, step_up_sorted, storey_bh
+from .multitest import StepUpResult, step_up_sorted
 from .results import FitRow, SelectionResult, row
 
 
 class JECSFallbackWarning(UserWarning):
     """JECS found no usable lambda and returned the JMCS selection instead."""
-
-
-@dataclass(frozen=True)
-class JMCSResult(SelectionResult):
-    """Joint Max Conformal Selection: BH on the max-p values.
-
-    Attributes
-    ----------
-    alpha : float
-        Target level.
-    p_max : numpy.ndarray, shape (n,)
-        Max-p values.
-    step : StepUpResult
-        The BH step-up (``selected``, ``r_star``, ``threshold``).
-    """
-
-    alpha: float
-    p_max: np.ndarray
-    step: StepUpResult
-
-    @property
-    def selected(self) -> np.ndarray:
-        return self.step.selected
-
-    @property
-    def n_selected(self) -> int:
-        return self.step.n_selected
-
-    @property
-    def threshold(self) -> float:
-        """Cut-off on max-p, ``alpha r* / n``."""
-        return self.step.threshold
 
 
 @dataclass(frozen=True)
@@ -215,24 +183,6 @@ def max_p(pvalues) -> np.ndarray:
     [0.2, 0.5]
     """
     return check_pvalue_matrix(pvalues).max(axis=1)
-
-
-def jmcs(pvalues, *, alpha: float) -> JMCSResult:
-    """Joint Max Conformal Selection: BH at ``alpha`` on the max-p values.
-
-    Parameters
-    ----------
-    pvalues : array_like, shape (n, K) or (n,)
-        Per-model conformal p-values (a 1-D array is one model).
-    alpha : float
-        Target global contamination rate in (0, 1).
-
-    Returns
-    -------
-    JMCSResult
-    """
-    p_star = max_p(pvalues)
-    return JMCSResult(alpha=check_alpha(alpha), p_max=p_star, step=storey_bh(p_star, alpha=alpha))
 
 
 def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_LAMBDA_GRID, warn: bool = True) -> JECSFit:

@@ -1,4 +1,9 @@
-"""JMCS: Benjamini-Hochberg on the max-p values (finite-sample valid)."""
+"""JMCS (Joint Max Conformal Selection): Benjamini-Hochberg on the max-p values.
+
+The one place for JMCS: its result class, the function, its alpha-free fit and its registry
+entry.  Finite-sample valid for any dependence across models, because max-p is super-uniform
+under the joint null.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +12,66 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_alpha
-from ..multitest import storey_bh
-from ..selection import JMCSResult, jmcs, max_p
+from ..multitest import StepUpResult, storey_bh
+from ..results import SelectionResult
+from ..selection import max_p
 from .registry import Guarantee, Rule
+
+
+@dataclass(frozen=True)
+class JMCSResult(SelectionResult):
+    """Joint Max Conformal Selection: BH on the max-p values.
+
+    Attributes
+    ----------
+    alpha : float
+        Target level.
+    p_max : numpy.ndarray, shape (n,)
+        Max-p values.
+    step : StepUpResult
+        The BH step-up (``selected``, ``r_star``, ``threshold``).
+    """
+
+    alpha: float
+    p_max: np.ndarray
+    step: StepUpResult
+
+    @property
+    def selected(self) -> np.ndarray:
+        return self.step.selected
+
+    @property
+    def n_selected(self) -> int:
+        return self.step.n_selected
+
+    @property
+    def threshold(self) -> float:
+        """Cut-off on max-p, ``alpha r* / n``."""
+        return self.step.threshold
+
+
+def jmcs(pvalues, *, alpha: float) -> JMCSResult:
+    """Joint Max Conformal Selection: BH at ``alpha`` on the max-p values.
+
+    Parameters
+    ----------
+    pvalues : array_like, shape (n, K) or (n,)
+        Per-model conformal p-values (a 1-D array is one model).
+    alpha : float
+        Target global contamination rate in (0, 1).
+
+    Returns
+    -------
+    JMCSResult
+        ``selected`` (boolean mask), ``n_selected``, ``threshold`` (the cut-off on max-p).
+
+    Examples
+    --------
+    >>> jmcs([[0.001, 0.004], [0.6, 0.2], [0.002, 0.003]], alpha=0.1).selected.tolist()
+    [True, False, True]
+    """
+    p_star = max_p(pvalues)
+    return JMCSResult(alpha=check_alpha(alpha), p_max=p_star, step=storey_bh(p_star, alpha=alpha))
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from jecs_core.multitest import storey_bh
 from jecs_core.rules import REGISTRY
+from jecs_core.rules.jmcs import jmcs
 from jecs_core.rules.storey_maxp import cap_correction, cap_level, fit_storey_maxp, storey_maxp
-from jecs_core.selection import jecs, jmcs
+from jecs_core.selection import jecs
 
 
 def brute_correction(n, lam=0.5):
