@@ -146,8 +146,10 @@ def test_lambda_and_knn_steps_update_cards_envelope_and_url(page, app_url):
     for method in expected.methods:
         assert _count(page, method) == expected.result(method).n_selected, method
     fit = expected.result("jecs")
-    caption = page.get_by_text("λ = 0.65 · k_n = ").first.inner_text()  # the fit line of the inspected rule
-    assert f"k_n = {fit.k_n}" in caption and f"r* = {fit.r_star:,}" in caption
+    # The fit line of the inspected rule prints its result's fit_summary() rows: the manual λ, the new k_n.
+    caption = page.get_by_text(f"JECS (paper): λ = 0.65 (manual) · k_n = {fit.k_n} · ").first.inner_text()
+    assert all(row.text in caption for row in fit.fit_summary()), caption
+    assert caption.endswith(f" · n = {table.n:,}"), caption
     anchor = page.locator(".js-plotly-plot text", has_text="anchor (λ, F_fit(λ)) = (0.65,")
     anchor.first.wait_for()  # the open figure was redrawn for the new λ
     assert page.locator(".js-plotly-plot").count() == 1
