@@ -22,17 +22,21 @@ from .token_scores import rows_per_chunk, token_statistics
 
 _SPLIT_OK: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
-#: Bytes for one chunk of LM-head output and the statistics' temporaries.  The head runs over
-#: as many scored rows at once as fit, so a short batch is one large matrix product, and a long
-#: one is cut into chunks of this size, which keeps peak memory flat in the sequence length.
-MEMORY_BUDGET = 256 << 20
-# float32 (rows, V) arrays alive at once in token_statistics: logits, log-softmax, p, log(1 - p).
-_LIVE_ARRAYS = 4
+#: Bytes of LM-head output (logits of scored positions) held at once: the head runs over all the
+#: scored rows of a batch in one matrix product when their logits fit, and over chunks of this
+#: size when they would not, which keeps peak memory flat in the sequence length.
+MEMORY_BUDGET = 64 << 20
+# float32 (rows, V) arrays alive at once per chunk: on a CPU only the logits (the statistics run
+# in cache-sized blocks of their own, :data:`scoring.token_scores.BLOCK_ELEMENTS`); elsewhere
+# also the log-softmax, the softmax and one scratch array of the same size.
+_LIVE_ARRAYS = {"cpu": 1}
+_LIVE_ARRAYS_ELSEWHERE = 4
 
 
-def budget_elements(memory_budget: int = MEMORY_BUDGET) -> int:
-    """Vocabulary values per chunk that keep the chunk's temporaries within ``memory_budget`` bytes."""
-    return max(1, int(memory_budget) // (4 * _LIVE_ARRAYS))
+def budget_elements(memory_budget: int = MEMORY_BUDGET, device_type: str = "cpu") -> int:
+    """Vocabulary values per chunk that keep the chunk's arrays within ``memory_budget`` bytes."""
+    live = _LIVE_ARRAYS.get(device_type, _LIVE_ARRAYS_ELSEWHERE)
+    return max(1, int(memory_budget) // (4 * live))
 
 
 def _accepts_logits_to_keep(model) -> bool:
@@ -117,7 +121,7 @@ def scored_statistics(
     torch.Tensor, shape (len(needed), N), float32, on the model's device
     """
     if chunk_elements is None:
-        chunk_elements = budget_elements(memory_budget)
+        chunk_elements = budget_elements(memory_budget, input_ids.device.type)
     keep = scored_mask(attention_mask, score_from)
     targets = input_ids[:, 1:][keep[:, :-1]]
     parts = split_head(model) if chunked else None
