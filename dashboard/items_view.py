@@ -6,8 +6,9 @@ import numpy as np
 import streamlit as st
 
 from jecs_core import REGISTRY, Comparison, ScoreTable
+from jecs_core.posthoc import post_hoc_line
 
-from . import explain, tables
+from . import explain, hand_edit, posthoc_view, state, tables
 from .select_view import PAGE, QUERY, WHICH
 
 _WHICH_LABELS = {"selected": "Kept", "dropped": "Dropped", "all": "All items"}
@@ -46,16 +47,26 @@ def items_section(table: ScoreTable, comparison: Comparison, method: str) -> int
     note = " matching the search" if query.strip() else ""
     st.caption(f"{page.total:,} {_WHICH_LABELS[which].lower()} items{note} · page {page.page} of {page.pages} "
                f"({tables.PAGE_SIZE} per page). Click a row to explain it.")
-    number = st.column_config.NumberColumn(format="%.4f")
-    event = st.dataframe(
-        # A click on any cell picks its row, not only a click on the row's checkbox.
-        page.frame, hide_index=True, key="items-table", on_select="rerun", selection_mode=("single-row", "single-cell"),
-        column_config={c: number for c in page.frame.columns if c.startswith("p_") or c.startswith("transformed")},
-    )
-    if page.pages > 1:
-        st.number_input("Page", min_value=1, max_value=page.pages, step=1, key=PAGE, width=160)
     rows = tables.item_indices(table, comparison, method, which=which, query=query)
     start = (page.page - 1) * tables.PAGE_SIZE
+    data_key = state.active().key
+    editing = st.toggle("Edit the set by hand", key=hand_edit.EDITING,
+                        help="Tick items in or out of the inspected rule's selection; the post-hoc bound follows the "
+                        "edited set, and the export and report can use it. Click-to-explain pauses while editing.")
+    event = None
+    if editing:
+        hand_edit.editor(page.frame, rows[start:start + tables.PAGE_SIZE], comparison.selected(method), data_key)
+    else:
+        number = st.column_config.NumberColumn(format="%.4f")
+        event = st.dataframe(
+            # A click on any cell picks its row, not only a click on the row's checkbox.
+            page.frame, hide_index=True, key="items-table", on_select="rerun",
+            selection_mode=("single-row", "single-cell"),
+            column_config={c: number for c in page.frame.columns if c.startswith("p_") or c.startswith("transformed")},
+        )
+    if page.pages > 1:
+        st.number_input("Page", min_value=1, max_value=page.pages, step=1, key=PAGE, width=160)
+    hand_bound_line(table, comparison, method, data_key)
     chosen = chosen_row(event.selection if event is not None else None)
     if chosen is not None and start + chosen < len(rows):
         return int(rows[start + chosen])
@@ -63,6 +74,20 @@ def items_section(table: ScoreTable, comparison: Comparison, method: str) -> int
     if len(exact):
         return int(exact[0])
     return int(rows[start]) if len(rows) > start else None
+
+
+def hand_bound_line(table: ScoreTable, comparison: Comparison, method: str, data_key: str) -> None:
+    """The post-hoc bound of the hand-edited set (live), with a reset; nothing when there is no edit."""
+    edited = hand_edit.current(data_key, table.test_ids, comparison.selected(method), method, comparison.alpha)
+    if edited is None:
+        if st.session_state.get(hand_edit.EDITING):
+            st.caption("No hand edits: the set is the rule's selection.")
+        return
+    bound, size = posthoc_view.set_bound(data_key, table, edited.mask)
+    with st.container(border=True, key="hand-edited"):
+        st.text(f"Hand-edited set, {edited.label}")
+        st.text(post_hoc_line(bound, size, delta=posthoc_view.current_delta()))
+        st.button("Reset hand edits", on_click=hand_edit.reset, key="hand-reset", icon=":material/undo:")
 
 
 def explanation_section(table: ScoreTable, comparison: Comparison, method: str, index: int | None) -> None:

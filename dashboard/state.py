@@ -10,7 +10,7 @@ The active data set lives in four keys:
 
 The URL carries the data set (``sample`` and ``score`` for a bundled sample, ``data`` for an
 upload or a scoring result) so F5 or a shared link reopens it; the Select page adds its
-own keys (``alpha``, ``lam``, ``knn``, ``method``, ``fig``, ``alpha2``).
+own keys (``alpha``, ``lam``, ``knn``, ``method``, ``fig``, ``alpha2``, ``delta``).
 ``UPLOAD_PAYLOAD`` is a hook: a ``(file_name, bytes)`` pair placed there is loaded by the
 Data page exactly as an uploaded file would be (tests use it; so can an embedding app).
 """
@@ -45,6 +45,10 @@ LAM_MODE = "jecs.lam_mode"
 LAM = "jecs.lam"
 KNN_MODE = "jecs.knn_mode"
 KNN = "jecs.knn"
+# The post-hoc bound's error level (URL key ``delta``) and the "commit alpha first" toggle (per session only).
+DELTA = "jecs.delta"
+DELTA_DEFAULT = 0.10
+COMMIT_FIRST = "jecs.commit_first"
 UPLOAD_LAYOUT = "jecs.upload_layout"
 UPLOAD_LOWER = "jecs.upload_lower_is_member"
 UPLOAD_SIGNATURE = "jecs.upload_signature"
@@ -65,6 +69,8 @@ PERSISTENT_DEFAULTS = {
     LAM: 0.70,
     KNN_MODE: AUTO,
     KNN: 10,
+    DELTA: DELTA_DEFAULT,
+    COMMIT_FIRST: False,
     UPLOAD_LAYOUT: "auto",
     UPLOAD_LOWER: False,
 }

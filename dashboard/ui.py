@@ -44,6 +44,7 @@ CARD_CSS = """
 .jecs-count { font-size: 2.1rem; line-height: 1.3; }
 .jecs-badge { display: inline-block; border-radius: 0.4rem; padding: 0 0.45rem; font-size: 0.8rem; margin: 0.2rem 0; }
 .jecs-gcp { margin-top: 0.3rem; } .jecs-over { color: #b91c1c; font-weight: 600; }
+.jecs-posthoc { margin-top: 0.3rem; font-size: 0.78rem; color: rgb(49, 51, 63); }
 .jecs-note { margin-top: 0.3rem; font-size: 0.78rem; color: rgba(49, 51, 63, 0.65); }
 """
 
@@ -91,7 +92,7 @@ def _badge_html(text: str, color: str) -> str:
     return f"<span class='jecs-badge' style='background:{background};color:{ink}'>{html.escape(text)}</span>"
 
 
-def _card_html(comparison: Comparison, method: str, row) -> str:
+def _card_html(comparison: Comparison, method: str, row, posthoc: str | None = None) -> str:
     rule = REGISTRY[method]
     over = bool(row.get("over_alpha", False))
     text, _, color = GUARANTEE_BADGES[rule.guarantee]
@@ -103,6 +104,8 @@ def _card_html(comparison: Comparison, method: str, row) -> str:
     if "gcp" in row:
         gcp = f"GCP {row['gcp']:.3f}" + (" &gt; α" if over else "")
         parts.append(f"<div class='jecs-gcp{' jecs-over' if over else ''}'>{gcp} · power {row['power']:.3f}</div>")
+    if posthoc:
+        parts.append(f"<div class='jecs-posthoc'>{html.escape(posthoc)}</div>")
     note = explain.gcp_note(comparison, method, gcp=float(row["gcp"]) if "gcp" in row else None)
     if note:
         parts.append(f"<div class='jecs-note'>{html.escape(note)}</div>")
@@ -111,14 +114,16 @@ def _card_html(comparison: Comparison, method: str, row) -> str:
             f"style='border-left-color:{METHOD_COLORS[method]}'>{''.join(parts)}</div>")
 
 
-def cards_html(comparison: Comparison, summary=None, *, style: bool = True) -> str:
+def cards_html(comparison: Comparison, summary=None, *, style: bool = True, posthoc=None) -> str:
     """Every rule's card as one HTML block (one element to send on an alpha step, not five per rule).
 
     Only registry text and numbers go in; each is escaped.  ``summary`` is ``comparison.summary()``
-    when the caller has it.  The default rule's card says so.
+    when the caller has it.  The default rule's card says so.  ``posthoc`` maps a rule to its
+    post-hoc sentence (:func:`dashboard.posthoc_view.lines_for`), shown under the guarantee badge.
     """
     summary = (comparison.summary() if summary is None else summary).set_index("method")
-    cards = "".join(_card_html(comparison, m, summary.loc[m]) for m in comparison.methods)
+    lines = posthoc or {}
+    cards = "".join(_card_html(comparison, m, summary.loc[m], lines.get(m)) for m in comparison.methods)
     # ``style=False`` when the page injected CARD_CSS once: re-sending a stylesheet on every
     # alpha step makes the browser recompute the whole page's styles.
     sheet = f"<style>{CARD_CSS}</style>" if style else ""
@@ -132,12 +137,14 @@ def guarantee_notes(methods=None) -> str:
                     for m in names if REGISTRY[m].guarantee is Guarantee.ASYMPTOTIC)
 
 
-def method_cards(comparison: Comparison, summary=None, *, style: bool = True, notes: bool = True) -> None:
-    """One card per rule run: selected count, guarantee badge, GCP / power and a sentence when GCP > α.
+def method_cards(comparison: Comparison, summary=None, *, style: bool = True, notes: bool = True,
+                 posthoc=None) -> None:
+    """One card per rule run: selected count, guarantee badge, post-hoc line, GCP / power and a sentence when GCP > α.
 
-    ``notes=False`` leaves out the guarantee notes (a page that draws :func:`guarantee_caption` once).
+    ``notes=False`` leaves out the guarantee notes (a page that draws :func:`guarantee_caption` once);
+    ``posthoc`` as in :func:`cards_html`.
     """
-    st.html(cards_html(comparison, summary, style=style))
+    st.html(cards_html(comparison, summary, style=style, posthoc=posthoc))
     if notes:
         guarantee_caption(comparison.methods)
 

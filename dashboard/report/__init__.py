@@ -17,5 +17,6 @@ from .build import (
     provenance_for,
     report_file_name,
 )
+from .posthoc import PostHocContext, apply_to_sidecar
 
-__all__ = ["ReportInputs", "audit_diagnostics_or_none", "build_report", "figure_html", "provenance_for", "report_file_name"]
+__all__ = ["PostHocContext", "ReportInputs", "apply_to_sidecar", "audit_diagnostics_or_none", "build_report", "figure_html", "provenance_for", "report_file_name"]

@@ -18,6 +18,7 @@ from jecs_core import REGISTRY, Comparison, ScoreTable, __version__, selection_m
 from ..explain import selection_warnings
 from ..figures.catalog import SELECT_FIGURES, build_all, envelope_source
 from .leaderboard import leaderboard_section
+from .posthoc import PostHocContext, apply_to_sidecar, section_html
 from .style import CSS
 from .tables import COUNT_HEADERS, record_html
 
@@ -34,6 +35,7 @@ class ReportInputs:
     knn: int | None = None
     diagnostics: object | None = None
     leaderboard: object | None = None  # a jecs_core.leaderboard.Leaderboard: adds the leaderboard section
+    post_hoc: PostHocContext | None = None  # δ, a hand-edited set, a commit of α (default: δ = 0.1, none)
 
 
 def audit_diagnostics_or_none(table: ScoreTable, *, alpha: float = 0.1, **options):
@@ -171,14 +173,17 @@ def build_report(inputs: ReportInputs) -> str:
     warnings = selection_warnings(t, c)
     warn_html = "".join(f"<li>{_e(m)}</li>" for _, m in warnings) or "<li class='none'>none</li>"
     provenance = provenance_for(t)
+    context = inputs.post_hoc or PostHocContext()
     try:
-        sidecar = selection_metadata(t, c, inputs.method, options={"lam": inputs.lam, "knn": inputs.knn})
+        sidecar = apply_to_sidecar(selection_metadata(t, c, inputs.method, options={"lam": inputs.lam, "knn": inputs.knn},
+                                                      post_hoc_delta=context.delta), t, c, inputs.method, context)
     except (ValueError, OSError) as exc:  # an input file gone or unreadable: say so in its place
         sidecar = {"error": f"the selection record could not be built ({exc.__class__.__name__}: {exc})"}
     sections = [
         ("Settings", _settings(inputs)),
         ("Data", _data_summary(inputs)),
         ("Selections", _counts(inputs)),
+        ("Post-hoc bound (valid for an α picked after looking)", section_html(t, c, inputs.method, context)),
         ("Warnings", f"<ul class='warnings'>{warn_html}</ul>"),
         ("Diagnostics (label-free)", _record_block(inputs.diagnostics) if inputs.diagnostics is not None
          else "<p>Not computed: the table is too small for the label-free diagnostics.</p>"),

@@ -1,0 +1,115 @@
+"""'Commit α first': hide every count until α is committed, then lock α and record the times.
+
+The honest alternative to the post-hoc bound: an α fixed before the results were seen keeps the
+rule's own guarantee.  While the mode is on and α is not committed the Select page draws no card,
+selection, figure, item or export; "Commit α" records α and the UTC time, locks the slider, and the
+first display of the results is timed too.  Uncommitting (or turning the mode off) is recorded.
+The record lives in this session only (``st.session_state``), and the α values whose results this
+session displayed are kept so the report can say whether the committed α had been seen already.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import streamlit as st
+
+from . import state
+
+RECORD = "jecs.commit_record"  # {"alpha", "committed_utc", "first_shown_utc"} while committed
+LOG = "jecs.commit_log"  # earlier commits, each with the time it was undone
+SHOWN = "jecs.alphas_shown"  # alphas whose results this session displayed, in order
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def mode_on() -> bool:
+    return bool(st.session_state.get(state.COMMIT_FIRST, False))
+
+
+def committed() -> dict | None:
+    """The commit record while the mode is on and α is committed, else ``None``."""
+    return st.session_state.get(RECORD) if mode_on() else None
+
+
+def _undo(reason: str) -> None:
+    record = st.session_state.pop(RECORD, None)
+    if record is not None:
+        st.session_state.setdefault(LOG, []).append({**record, "undone_utc": _now(), "how": reason})
+
+
+def _on_mode_change() -> None:
+    if not mode_on():
+        _undo("commit mode turned off")
+
+
+def _commit(alpha: float) -> None:
+    st.session_state[RECORD] = {"alpha": float(alpha), "committed_utc": _now(), "first_shown_utc": None,
+                                "alphas_shown_before": list(st.session_state.get(SHOWN, []))}
+
+
+def mode_toggle(container=None) -> bool:
+    """The toggle (drawn outside the page's fragment: turning it on redraws the whole page)."""
+    return (container or st).toggle(
+        "Commit α first", key=state.COMMIT_FIRST, on_change=_on_mode_change,
+        help="Hide counts and selections until you commit α; α is then locked, and the report states that it was "
+        "committed before the results were seen, with the times. The honest alternative to the post-hoc bound.")
+
+
+def locked_alpha() -> float | None:
+    """The committed α, which the slider must keep (``None``: the slider is free)."""
+    record = committed()
+    return None if record is None else record["alpha"]
+
+
+def gate(alpha: float, container=None) -> bool:
+    """Whether the results at ``alpha`` may be drawn; draws the commit / uncommit control."""
+    if not mode_on():
+        return True
+    where = container or st
+    record = committed()
+    if record is None:
+        where.info("Counts hidden: choose α, then commit it. The results appear only after the commit.",
+                   icon=":material/visibility_off:")
+        where.button(f"Commit α = {alpha:g}", on_click=_commit, args=(alpha,), type="primary", key="commit-alpha",
+                     icon=":material/lock:")
+        return False
+    if record["first_shown_utc"] is None:
+        record["first_shown_utc"] = _now()
+    where.caption(statement(record))
+    where.button("Uncommit α", on_click=_undo, args=("uncommitted",), key="uncommit-alpha", icon=":material/lock_open:")
+    return True
+
+
+def note_shown(alpha: float) -> None:
+    """Remember that this session displayed the results at ``alpha``."""
+    seen = st.session_state.setdefault(SHOWN, [])
+    if float(alpha) not in seen:
+        seen.append(float(alpha))
+
+
+def report_record() -> dict | None:
+    """The commit statement for the report and sidecar: the record, earlier undone commits, the statement."""
+    record = committed()
+    if record is None:
+        return None
+    return {**record, "undone_earlier": [dict(r) for r in st.session_state.get(LOG, [])], "statement": statement(record)}
+
+
+def statement(record: dict) -> str:
+    """In words: α, when it was committed, when the results were first shown, and what was seen before."""
+    alpha, before = record["alpha"], record.get("alphas_shown_before") or []
+    shown = record.get("first_shown_utc")
+    text = f"α = {alpha:g} was committed at {record['committed_utc']} UTC"
+    if alpha in before:
+        text += (", but this session had displayed the results at that α before the commit, so the commit does not "
+                 "fix α before looking")
+    else:
+        text += ", before the results at that α were seen"
+    text += f"; results first shown at {shown} UTC." if shown else "; results not shown yet."
+    others = [f"{a:g}" for a in before if a != alpha]
+    if others:
+        text += f" Before the commit this session displayed results at α = {', '.join(others)}."
+    return text
