@@ -6,7 +6,8 @@ hit costs a dictionary lookup, not a hash of the score matrix.  The table is pas
 as ``_table`` (leading underscore: Streamlit does not hash it).
 
 * p-values: per data set, only through :func:`jecs_core.table_pvalues` (the one path);
-* the alpha-free fits of every registered rule that has one: per (data, lam, knn);
+* the alpha-free fits of every registered rule that has one: per (data, rule settings), each
+  rule fitted with the options it declares (:class:`dashboard.rule_controls.RuleSettings`);
 * moving alpha only reruns the step-ups (:func:`comparison`, not cached: milliseconds).
 
 ``st.cache_resource`` (not ``cache_data``): the results are read-only arrays and frozen
@@ -25,6 +26,7 @@ import streamlit as st
 from jecs_core import REGISTRY, Comparison, ScoreTable, compare_pvalues, table_pvalues
 
 from . import samples
+from .rule_controls import RuleSettings
 
 
 @st.cache_data(show_spinner="Loading sample...", max_entries=8)
@@ -40,54 +42,43 @@ def pvalues(data_key: str, _table: ScoreTable) -> np.ndarray:
     return p
 
 
-def options(lam, knn: int | None) -> dict:
-    """The shared option vocabulary every rule picks from (``Rule.accepted``)."""
-    return {"lam": lam, "knn": knn}
-
-
 @st.cache_resource(show_spinner="Fitting the rules...", max_entries=32)
-def fits(data_key: str, lam, knn: int | None, _table: ScoreTable) -> Mapping[str, object]:
+def fits(data_key: str, settings: RuleSettings, _table: ScoreTable) -> Mapping[str, object]:
     """Alpha-free fits (``Rule.prepare``) of every registered rule that has its own ``fit``.
 
-    Rules without one are re-run per alpha by :func:`jecs_core.compare_pvalues`.
+    Each rule gets only the options it declares; rules without a fit are re-run per alpha by
+    :func:`jecs_core.compare_pvalues`.
     """
     p = pvalues(data_key, _table)
-    chosen = options(lam, knn)
-    return {name: rule.prepare(p, **rule.accepted(chosen)) for name, rule in REGISTRY.items() if rule.fit is not None}
+    return {name: rule.prepare(p, **settings.for_rule(name)) for name, rule in REGISTRY.items() if rule.fit is not None}
 
 
-def comparison(data_key: str, alpha: float, lam, knn: int | None, table: ScoreTable) -> Comparison:
+def comparison(data_key: str, alpha: float, settings: RuleSettings, table: ScoreTable) -> Comparison:
     """Every registered rule at ``alpha``, reusing the cached p-values and alpha-free fits."""
-    return _comparison(data_key, round(float(alpha), 4), lam, knn, table)
+    return _comparison(data_key, round(float(alpha), 4), settings, table)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _comparison(data_key: str, alpha: float, lam, knn: int | None, _table: ScoreTable) -> Comparison:
+def _comparison(data_key: str, alpha: float, settings: RuleSettings, _table: ScoreTable) -> Comparison:
     # Cached too: dragging alpha back and forth revisits values, and rules without an
     # alpha-free fit (per-model BH, JMCS) re-sort 10^6 x K p-values on every new alpha.
-    return compare_pvalues(
-        pvalues(data_key, _table),
-        alpha=alpha,
-        lam=lam,
-        knn=knn,
-        models=_table.models,
-        contaminated=_table.contaminated,
-        fits=fits(data_key, lam, knn, _table),
-    )
+    return compare_pvalues(pvalues(data_key, _table), alpha=alpha, models=_table.models,
+                           contaminated=_table.contaminated, fits=fits(data_key, settings, _table), **settings)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def summary(data_key: str, alpha: float, lam, knn: int | None, _comparison: Comparison):
+def summary(data_key: str, alpha: float, settings: RuleSettings, _comparison: Comparison):
     """``comparison.summary()`` once per setting (the cards and notes read it)."""
     return _comparison.summary()
 
 
 @st.cache_resource(show_spinner="Computing audit diagnostics...", max_entries=8)
-def diagnostics(data_key: str, alpha: float, lam, knn: int | None, _table: ScoreTable):
-    """The label-free audit diagnostics of :mod:`jecs_core.diagnostics` when that release has them, else ``None``."""
+def diagnostics(data_key: str, alpha: float, settings: RuleSettings, _table: ScoreTable):
+    """The label-free audit diagnostics of :mod:`jecs_core.diagnostics` (they judge the paper's JECS, so
+    they take its options), or ``None`` for a table too small for them."""
     from .report import audit_diagnostics_or_none
 
-    return audit_diagnostics_or_none(_table, alpha=alpha, lam=lam, knn=knn)
+    return audit_diagnostics_or_none(_table, alpha=alpha, **settings.for_rule("jecs"))
 
 
 @st.cache_resource(show_spinner="Looking for duplicated items...", max_entries=8)
@@ -100,9 +91,9 @@ def duplicates(data_key: str, _table: ScoreTable):
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def cluster_comparison(data_key: str, alpha: float, lam, knn: int | None, _table: ScoreTable) -> Comparison:
+def cluster_comparison(data_key: str, alpha: float, settings: RuleSettings, _table: ScoreTable) -> Comparison:
     """Every rule with one hypothesis per cluster of duplicated items (``jecs select --cluster duplicates``)."""
     from jecs_core.checks import cluster_comparison as by_cluster
 
     return by_cluster(pvalues(data_key, _table), duplicates(data_key, _table).clusters, alpha=round(float(alpha), 4),
-                      models=_table.models, contaminated=_table.contaminated, lam=lam, knn=knn)
+                      models=_table.models, contaminated=_table.contaminated, **settings)

@@ -27,6 +27,7 @@ from . import compute, samples, state
 from .leaderboard_results import LOG_ID_FIELD, LOG_MODELS, RESULTS, ResultsFile, held
 from .plain import escape
 from .report import ReportInputs, build_report
+from .rule_controls import RuleSettings
 from .select_view import METHOD
 from .select_view import URL_LOADED as SELECT_URL_LOADED
 
@@ -138,19 +139,20 @@ def subject(data: state.ActiveData) -> Subject:
 
 
 @st.cache_resource(show_spinner="Ranking the models...", max_entries=32)
-def _board(data_key: str, results_key: str, metric: str, alpha: float, method: str, lam, knn,
+def _board(data_key: str, results_key: str, metric: str, alpha: float, method: str, settings: RuleSettings,
            _table: ScoreTable, _results: ResultsFile):
     results = _results.load(metric or None)
     with warnings.catch_warnings():  # the mismatches are on the board (``warnings``) and shown on the page
         warnings.simplefilter("ignore", LeaderboardWarning)
-        return leaderboard(_table, results, alpha=alpha, method=method, lam=lam, knn=knn,
+        # leaderboard() takes the paper JECS's options (lam, knn, lambda_grid) and hands each rule its own.
+        return leaderboard(_table, results, alpha=alpha, method=method, **settings.for_rule("jecs"),
                            pvalues=compute.pvalues(data_key, _table))
 
 
-def board(subject: Subject, metric: str, alpha: float, method: str, lam, knn):
+def board(subject: Subject, metric: str, alpha: float, method: str, settings: RuleSettings):
     """``(Leaderboard, None)``, or ``(None, one-line message)`` when the results cannot be used."""
     try:
-        return _board(subject.key, subject.results.key, metric, round(float(alpha), 4), method, lam, knn,
+        return _board(subject.key, subject.results.key, metric, round(float(alpha), 4), method, settings,
                       subject.table, subject.results), None
     except ValueError as exc:
         return None, f"{subject.results.name}: {' '.join(str(exc).split())}"
@@ -228,14 +230,14 @@ def warning_lines(board) -> None:
         st.warning(escape(line), icon=":material/warning:")
 
 
-def _report_bytes(subject: Subject, board, alpha: float, lam, knn) -> bytes:
-    comparison = compute.comparison(subject.key, alpha, lam, knn, subject.table)
+def _report_bytes(subject: Subject, board, alpha: float, settings: RuleSettings) -> bytes:
+    comparison = compute.comparison(subject.key, alpha, settings, subject.table)
     inputs = ReportInputs(table=subject.table, comparison=comparison, method=board.method, data_name=subject.name,
-                          lam=lam, knn=knn, leaderboard=board)
+                          lam=settings["lam"], knn=settings["knn"], leaderboard=board)
     return build_report(inputs).encode("utf-8")
 
 
-def downloads(board, subject: Subject, alpha: float, lam, knn) -> None:
+def downloads(board, subject: Subject, alpha: float, settings: RuleSettings) -> None:
     """The leaderboard as CSV and the audit report with its leaderboard section (both built on click)."""
     stem = "".join(ch if ch.isalnum() else "-" for ch in subject.name).strip("-").lower()[:60] or "data"
     row = st.columns(2)
@@ -243,7 +245,7 @@ def downloads(board, subject: Subject, alpha: float, lam, knn) -> None:
                            file_name=f"jecs_leaderboard_{stem}_alpha{alpha:.2f}.csv", mime="text/csv",
                            on_click="ignore", icon=":material/download:", type="primary", key="download-leaderboard")
     row[1].download_button("Audit report with the leaderboard (HTML)",
-                           partial(_report_bytes, subject, board, alpha, lam, knn),
+                           partial(_report_bytes, subject, board, alpha, settings),
                            file_name=f"jecs_report_{stem}_leaderboard_alpha{alpha:.2f}.html", mime="text/html",
                            on_click="ignore", icon=":material/summarize:", key="download-leaderboard-report")
 

@@ -10,9 +10,10 @@ import streamlit as st
 
 from jecs_core import DEFAULT_METHOD, REGISTRY, Comparison, ScoreTable
 
-from . import explain, state, tables
+from . import explain, rule_controls, state, tables
 from .figures import FIGURE_KEYS, envelope_source, get_figure_spec
 from .report import figure_html
+from .rule_controls import RuleSettings
 from .theme import short_label
 
 METHOD = "jecs.method"
@@ -43,8 +44,9 @@ def _number(text, low: float, high: float, cast=float):
 def restore_state() -> None:
     """Keep this page's widget values across pages and, once per session, read them from the URL.
 
-    URL keys: ``alpha``, ``lam`` (``auto`` or a number), ``knn`` (``auto`` or an integer),
-    ``method``, ``view`` (the open panel), ``fig``, ``alpha2`` (turns the side-by-side view on).
+    URL keys: ``alpha``, one per declared rule option (:mod:`dashboard.rule_controls`: ``lam`` and
+    ``knn`` of the paper's JECS, ``auto`` or a value), ``method``, ``view`` (the open panel), ``fig``,
+    ``alpha2`` (turns the side-by-side view on).
     """
     s = st.session_state
     for key, default in DEFAULTS.items():
@@ -56,16 +58,7 @@ def restore_state() -> None:
     alpha = _number(q.get("alpha"), state.ALPHA_MIN, state.ALPHA_MAX)
     if alpha is not None:
         s[state.ALPHA] = round(alpha, 2)
-    lam = q.get("lam")
-    if lam == "auto":
-        s[state.LAM_MODE] = state.AUTO
-    elif _number(lam, 0.05, 0.95) is not None:
-        s[state.LAM_MODE], s[state.LAM] = state.MANUAL, round(float(lam) / 0.05) * 0.05
-    knn = q.get("knn")
-    if knn == "auto":
-        s[state.KNN_MODE] = state.AUTO
-    elif _number(knn, 1, 100_000, int) is not None:
-        s[state.KNN_MODE], s[state.KNN] = state.MANUAL, int(knn)
+    rule_controls.restore_from_url(q)
     if q.get("method") in REGISTRY:
         s[METHOD] = q["method"]
     if q.get("fig") in FIGURE_KEYS:
@@ -77,11 +70,11 @@ def restore_state() -> None:
         s[COMPARE], s[ALPHA2] = True, round(alpha2, 2)
 
 
-def write_url(alpha: float, lam, knn) -> None:
+def write_url(alpha: float, settings: RuleSettings) -> None:
     """Put the view in the address bar so a link reproduces it (``sample`` is the frame's)."""
     s = st.session_state
-    wanted = {"alpha": f"{alpha:g}", "lam": "auto" if lam == "auto" else f"{lam:g}",
-              "knn": "auto" if knn is None else str(knn), "method": s[METHOD], "view": s[PANEL], "fig": s[FIGURE]}
+    wanted = {"alpha": f"{alpha:g}", **rule_controls.url_values(settings), "method": s[METHOD], "view": s[PANEL],
+              "fig": s[FIGURE]}
     if s[COMPARE]:
         wanted["alpha2"] = f"{float(s[ALPHA2]):g}"
     elif "alpha2" in st.query_params:
@@ -156,11 +149,11 @@ def diagnostics_toggle() -> bool:
                      "every rule's GCR on synthetic twins of this audit.")
 
 
-def diagnostics_section(data_key: str, table: ScoreTable, alpha: float, lam, knn) -> None:
+def diagnostics_section(data_key: str, table: ScoreTable, alpha: float, settings: RuleSettings) -> None:
     """Label-free audit diagnostics, on request (about a second per data set and α; cached)."""
     from . import compute
 
-    found = compute.diagnostics(data_key, alpha, lam, knn, table)
+    found = compute.diagnostics(data_key, alpha, settings, table)
     if found is None:
         st.info("This jecs_core release has no audit diagnostics.")
         return

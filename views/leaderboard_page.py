@@ -10,7 +10,7 @@ import streamlit as st
 
 from dashboard import leaderboard_results as lr
 from dashboard import leaderboard_view as lb
-from dashboard import state
+from dashboard import rule_controls, state
 from dashboard.figures.leaderboard import plot_leaderboard
 from dashboard.theme import method_label
 from jecs_core import METHODS
@@ -61,14 +61,14 @@ def ranking() -> None:
     controls[1].selectbox("Selection rule", METHODS, key=lb.METHOD, format_func=method_label,
                           help="The rule whose selection is the clean subset (shared with the Select page).")
     alpha = round(float(st.session_state[state.ALPHA]), 4)
-    lam, knn = state.lambda_setting(), state.knn_setting()
+    settings = rule_controls.current()  # the rule options as the Select page set them
     metric = str(st.session_state[lb.METRIC]).strip()
     if subject.results is None:
         st.info("Upload per-item results of this data set's models to rank them.", icon=":material/upload_file:")
     else:
         origin = "uploaded" if subject.results.origin == "upload" else "shipped"
         st.text(f"Results: {subject.results.name} ({origin})")
-        board, problem = lb.board(subject, metric, alpha, st.session_state[lb.METHOD], lam, knn)
+        board, problem = lb.board(subject, metric, alpha, st.session_state[lb.METHOD], settings)
         if problem:
             lb.error_line(problem)
         elif lb.has_clean_items(board):
@@ -79,7 +79,7 @@ def ranking() -> None:
             st.dataframe(lb.table_frame(board.frame), hide_index=True, key="leaderboard-table")
             st.caption(lb.TABLE_CAPTION)
             lb.pairwise_section(board)
-            lb.downloads(board, subject, alpha, lam, knn)
+            lb.downloads(board, subject, alpha, settings)
     lb.write_url(alpha)
 
 

@@ -1,6 +1,6 @@
-"""Select page: choose alpha (and optionally lambda, k_n), compare the registered rules, inspect and export.
+"""Select page: choose alpha (and the rules' declared options), compare the registered rules, inspect and export.
 
-Latency: moving alpha, lambda or k_n reruns one ``st.fragment`` (:func:`live`) only; it redraws
+Latency: moving alpha or a rule option reruns one ``st.fragment`` (:func:`live`) only; it redraws
 the controls' values, the cards, the fit line and the open panel (one figure, or the visible
 page of the items table, or the export buttons).  Closed panels and figures are never built.
 Everything else on the page (title, pickers, toggles) is drawn by the full run and is not
@@ -12,7 +12,7 @@ from functools import partial
 
 import streamlit as st
 
-from dashboard import compute, export, items_view, select_view, state, ui
+from dashboard import compute, export, items_view, rule_controls, select_view, state, ui
 from dashboard.explain import selection_warnings
 from dashboard.report import ReportInputs, audit_diagnostics_or_none, build_report, report_file_name
 from dashboard.select_view import ALPHA2, COMPARE, METHOD
@@ -35,29 +35,13 @@ if notice and st.session_state.get("select.notice_shown") != notice:
 ui.glossary()
 
 
-def tail_controls(mid, right) -> tuple[object, int | None]:
-    """λ and k_n (a change refits the rules: cached per setting, so a revisit is a lookup)."""
-    mid.radio("Tail threshold λ", [state.AUTO, state.MANUAL], key=state.LAM_MODE, horizontal=True,
-              help="Max-p values above λ form the right tail the envelope is anchored on. "
-              "Auto picks λ on the grid 0.5 … 0.9 with the smallest slope F_fit(λ)/λ.")
-    if st.session_state[state.LAM_MODE] == state.MANUAL:
-        mid.slider("λ", min_value=0.05, max_value=0.95, step=0.05, format="%.2f", key=state.LAM,
-                   help="A fixed tail threshold.")
-    right.radio("kNN size k_n", [state.AUTO, state.MANUAL], key=state.KNN_MODE, horizontal=True,
-                help="Neighbours used to estimate the tail density at λ. Auto uses ⌈√m_R⌉ (m_R = tail size).")
-    if st.session_state[state.KNN_MODE] == state.MANUAL:
-        right.number_input("k_n", min_value=1, max_value=100_000, step=1, key=state.KNN,
-                           help="Clipped to the tail size m_R.")
-    return state.lambda_setting(), state.knn_setting()
-
-
 def alpha_controls() -> float:
     st.slider("Target GCR α", min_value=0.01, max_value=0.50, step=0.01, format="%.2f", key=state.ALPHA,
               help="The highest expected share of contaminated items you accept in the selected subset.")
     return round(float(st.session_state[state.ALPHA]), 4)
 
 
-def export_section(comparison, method: str, lam, knn, *, clustered=None) -> None:
+def export_section(comparison, method: str, settings, *, clustered=None) -> None:
     """Downloads; ``clustered`` (one hypothesis per cluster) feeds the CSV and sidecar, the report stays item-level."""
     item_level, comparison = comparison, clustered if clustered is not None else comparison
     st.caption("The selection CSV lists every test item with `selected` (0/1), p-values and carried columns "
@@ -68,7 +52,7 @@ def export_section(comparison, method: str, lam, knn, *, clustered=None) -> None
                               format_func=lambda m: "All rules (one selected_<rule> column each)" if m == "all"
                               else method_label(m))
     csv_name, json_name = export.file_names(data.name, chosen, comparison.alpha)
-    options = {"lam": lam, "knn": knn, **({"cluster": "duplicates"} if clustered is not None else {})}
+    options = {**settings, **({"cluster": "duplicates"} if clustered is not None else {})}
     row[1].download_button("Selection CSV", partial(export.csv_bytes, table, comparison, chosen, options=options),
                            file_name=csv_name,
                            mime="text/csv", on_click="ignore", icon=":material/download:", type="primary",
@@ -78,7 +62,8 @@ def export_section(comparison, method: str, lam, knn, *, clustered=None) -> None
                            file_name=json_name,
                            mime="application/json", on_click="ignore", icon=":material/data_object:",
                            key="download-json")
-    inputs = ReportInputs(table=table, comparison=item_level, method=method, data_name=data.name, lam=lam, knn=knn)
+    inputs = ReportInputs(table=table, comparison=item_level, method=method, data_name=data.name,
+                          lam=settings["lam"], knn=settings["knn"])
     row[3].download_button("Audit report (HTML)", partial(_report_bytes, inputs),
                            file_name=report_file_name(data.name, method, comparison.alpha), mime="text/html",
                            on_click="ignore", icon=":material/summarize:", key="download-report")
@@ -120,27 +105,27 @@ panel_slot = st.container()
 
 @st.fragment
 def live() -> None:
-    """Everything alpha, lambda and k_n change; a step of any of them reruns only this."""
+    """Everything alpha and the rule options change; a step of any of them reruns only this."""
     with alpha_slot:
         alpha = alpha_controls()
-    lam, knn = tail_controls(mid_slot, right_slot)
-    comparison = compute.comparison(data.key, alpha, lam, knn, table)
-    shown = compute.cluster_comparison(data.key, alpha, lam, knn, table) if cluster_on else comparison
+    settings = rule_controls.render([mid_slot, right_slot])  # one control per declared rule option
+    comparison = compute.comparison(data.key, alpha, settings, table)
+    shown = compute.cluster_comparison(data.key, alpha, settings, table) if cluster_on else comparison
     with cards_slot:
         ui.warnings(selection_warnings(table, shown))
-        ui.method_cards(shown, compute.summary(data.key + (":cluster" if cluster_on else ""), alpha, lam, knn, shown),
+        ui.method_cards(shown, compute.summary(data.key + (":cluster" if cluster_on else ""), alpha, settings, shown),
                         notes=False)
     if compare_on:
         with alpha2_slot:
             st.slider("Second α", min_value=0.01, max_value=0.50, step=0.01, format="%.2f", key=ALPHA2)
-        second = compute.comparison(data.key, round(float(st.session_state[ALPHA2]), 4), lam, knn, table)
+        second = compute.comparison(data.key, round(float(st.session_state[ALPHA2]), 4), settings, table)
         with compare_slot:
             select_view.side_by_side(table, comparison, second)
     with fit_slot:
         select_view.fit_line(comparison, method, table)
     if diagnostics_on:
         with diagnostics_slot:
-            select_view.diagnostics_section(data.key, table, alpha, lam, knn)
+            select_view.diagnostics_section(data.key, table, alpha, settings)
     with panel_slot:
         if panel == "figures":  # about 10 ms more per alpha step than drawing it outside (A/B, browser)
             select_view.draw_figure(figure_key, comparison, method)
@@ -148,8 +133,8 @@ def live() -> None:
             index = items_view.items_section(table, comparison, method)
             items_view.explanation_section(table, comparison, method, index)
         elif panel == "export":
-            export_section(comparison, method, lam, knn, clustered=shown if cluster_on else None)
-    select_view.write_url(alpha, lam, knn)
+            export_section(comparison, method, settings, clustered=shown if cluster_on else None)
+    select_view.write_url(alpha, settings)
 
 
 live()

@@ -40,6 +40,16 @@ class Option:
         The widget's range and step (numbers only).
     url_key : str
         Query-parameter key of the dashboard's URL (default: the name).
+    auto : bool
+        ``"auto"`` is a value of its own (a data-driven choice); the widget offers Auto / Manual.
+    label : str
+        The widget's short label (default: the name).
+    auto_label : str
+        The label of the widget's Auto / Manual switch (default: the label).
+    start : object
+        The widget's first manual value where the default is automatic (``"auto"`` or ``None``).
+    shown : bool
+        Whether the dashboard shows a control for it (the URL key is read only when shown).
     """
 
     name: str
@@ -53,21 +63,37 @@ class Option:
     step: float = 0.01
     url_key: str = ""
     auto: bool = field(default=False)
+    label: str = ""
+    auto_label: str = ""
+    start: object = None
+    shown: bool = True
 
     def __post_init__(self):
         if self.flag == "":
             object.__setattr__(self, "flag", "--" + self.name.replace("_", "-"))
         if not self.url_key:
             object.__setattr__(self, "url_key", self.name)
+        if not self.label:
+            object.__setattr__(self, "label", self.name)
+        if not self.auto_label:
+            object.__setattr__(self, "auto_label", self.label)
 
     def validate(self, value):
         """``value`` checked by the option's validator (``None`` is the default)."""
         return self.default if value is None else self.check(value, self.name)
 
     def widget_spec(self) -> dict:
-        """What a dashboard control needs: kind, range, step, default, help and URL key."""
+        """What a dashboard control needs: kind, range, step, default, labels, help and URL key.
+
+        ``switch`` is True when the default is automatic (``"auto"`` or ``None``): the control is an
+        Auto / Manual switch, and ``start`` the first manual value.
+        """
+        switch = self.auto or self.default is None
+        start = self.start if self.start is not None else (self.low if switch else self.default)
         return {"name": self.name, "kind": self.widget, "low": self.low, "high": self.high, "step": self.step,
-                "default": self.default, "auto": self.auto, "help": self.help, "url_key": self.url_key}
+                "default": self.default, "auto": self.auto, "help": self.help, "url_key": self.url_key,
+                "label": self.label, "auto_label": self.auto_label, "switch": switch, "start": start,
+                "shown": self.shown}
 
     def to_url(self, value) -> str:
         """The value as its URL query text (``auto`` for the automatic default)."""
@@ -113,19 +139,25 @@ def _float(text: str, name: str) -> float:
 
 
 LAM = Option(
-    name="lam", default="auto", check=check_lam, auto=True,
+    name="lam", default="auto", check=check_lam, auto=True, low=0.05, high=0.95, step=0.05, start=0.7,
+    label="λ", auto_label="Tail threshold λ",
     help="paper JECS only: right-tail threshold lambda, 'auto' (data-driven, default) or a number in (0, 1)",
 )
 KNN = Option(
-    name="knn", default=None, check=check_knn, widget="int", low=1, high=10_000, step=1,
+    name="knn", default=None, check=check_knn, widget="int", low=1, high=100_000, step=1, start=10,
+    label="k_n", auto_label="kNN size k_n",
     help="paper JECS only: kNN size k_n of the boundary density (default ceil(sqrt(m_R)); at most n)",
 )
+# Not on the dashboard: the grid is an expert setting of the CLI and the API (the page's
+# lambda-grid figure shows the default grid's table).
 LAMBDA_GRID = Option(
-    name="lambda_grid", default=DEFAULT_LAMBDA_GRID, check=check_lambda_grid, widget="grid",
+    name="lambda_grid", default=DEFAULT_LAMBDA_GRID, check=check_lambda_grid, widget="grid", shown=False,
     help="paper JECS only: candidate lambdas for lam='auto', comma-separated",
 )
+# Not on the dashboard: storey-maxp's guarantee needs lambda fixed before the data is seen, and a
+# control beside the cards invites tuning it on them.
 STOREY_LAM = Option(
-    name="storey_lam", default=0.5, check=check_lambda,
+    name="storey_lam", default=0.5, check=check_lambda, shown=False,
     help="Storey-BH on max-p only: its fixed lambda in (0, 1), default 0.5; the cap correction c(n) is "
     "computed for that lambda, which must be chosen before looking at the data",
 )
