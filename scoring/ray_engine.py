@@ -10,9 +10,10 @@ with the shard number, so a run killed midway resumes from the shards already
 written, and the final tables come from the same cache the local engine reads:
 equal to the local engine's up to float32 batching noise.
 
-Without ``address`` a small Ray is started on this machine (``num_cpus``
-CPUs, a small object store, no dashboard, logs in a temporary directory);
-with ``address`` the driver joins that cluster, whose workers must have this
+A Ray session already open in this process is reused. Otherwise, without
+``address`` (or Ray's ``RAY_ADDRESS`` variable) a small Ray is started on this
+machine (``num_cpus`` CPUs, a small object store, no dashboard, logs in a
+temporary directory); with one, the driver joins that cluster, whose workers must have this
 package installed and see ``cache_dir`` and the model paths (a shared
 filesystem). Needs the ``distributed`` extra (``ray[data]``).
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -41,8 +43,24 @@ def _ray():
     return ray
 
 
+def cluster_address(address: str | None) -> str | None:
+    """The cluster to join: ``address``, else Ray's own ``RAY_ADDRESS`` variable, else ``None`` (start one)."""
+    return address or os.environ.get("RAY_ADDRESS") or None
+
+
 def ensure_ray(*, address: str | None, num_cpus: int, object_store_mb: int) -> bool:
-    """Connect to ``address`` or start a small local Ray; return whether this call started it."""
+    """Reuse this process's Ray session, join a running cluster, or start a small local Ray.
+
+    A session already open in this process (an earlier model, an earlier job) is reused as it
+    is. Otherwise the driver joins ``address`` or, without one, ``RAY_ADDRESS`` (``"auto"``:
+    the cluster ``ray start`` opened on this machine), so that a session kept running
+    between jobs is reused; only without either is a Ray of ``num_cpus`` CPUs started.
+
+    Returns
+    -------
+    bool
+        Whether this call connected or started Ray (``False`` when a session was open).
+    """
     ray = _ray()
     # Ray Data's own progress bars and per-dataset INFO lines would drown the CLI's one bar.
     ray.data.DataContext.get_current().enable_progress_bars = False
@@ -50,12 +68,14 @@ def ensure_ray(*, address: str | None, num_cpus: int, object_store_mb: int) -> b
     if ray.is_initialized():
         return False
     env = {"env_vars": {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}}
-    if address:
-        ray.init(address=address, runtime_env=env, log_to_driver=False)
+    joined = cluster_address(address)
+    if joined:
+        ray.init(address=joined, runtime_env=env, log_to_driver=False, ignore_reinit_error=True)
         return True
     ray.init(
         num_cpus=num_cpus, object_store_memory=object_store_mb << 20, include_dashboard=False,
         _temp_dir=tempfile.mkdtemp(prefix="jray-", dir="/tmp"), log_to_driver=False, runtime_env=env,
+        ignore_reinit_error=True,
     )
     return True
 
@@ -179,7 +199,7 @@ class RayEngine:
         ensure_ray(address=self.address, num_cpus=self.num_cpus, object_store_mb=self.object_store_mb)
         gpus = self._gpus()
         # Locally the CPUs are shared out among the actors; on a cluster each actor asks for one.
-        cpus = 1 if gpus or self.address else max(1, self.num_cpus // self.workers)
+        cpus = 1 if gpus or cluster_address(self.address) else max(1, self.num_cpus // self.workers)
         dataset = ray.data.from_items(pending).map_batches(
             ShardScorer,
             batch_size=1,

@@ -1,0 +1,56 @@
+"""Which Ray session the Ray engine uses: the open one, a cluster to join, or a small local one."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from scoring import ray_engine
+
+
+class FakeRay:
+    """The few calls :func:`scoring.ray_engine.ensure_ray` makes, recorded."""
+
+    def __init__(self, initialized=False):
+        self.initialized, self.calls = initialized, []
+        context = SimpleNamespace(enable_progress_bars=True)
+        self.data = SimpleNamespace(DataContext=SimpleNamespace(get_current=lambda: context))
+
+    def is_initialized(self):
+        return self.initialized
+
+    def init(self, **kwargs):
+        self.calls.append(kwargs)
+        self.initialized = True
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    ray = FakeRay()
+    monkeypatch.setattr(ray_engine, "_ray", lambda: ray)
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    return ray
+
+
+def test_an_open_session_is_reused(fake):
+    fake.initialized = True
+    assert ray_engine.ensure_ray(address=None, num_cpus=2, object_store_mb=256) is False
+    assert fake.calls == []
+
+
+def test_without_an_address_a_small_local_ray_is_started_once(fake):
+    assert ray_engine.ensure_ray(address=None, num_cpus=3, object_store_mb=128) is True
+    assert ray_engine.ensure_ray(address=None, num_cpus=3, object_store_mb=128) is False
+    (call,) = fake.calls
+    assert call["num_cpus"] == 3 and call["object_store_memory"] == 128 << 20 and "address" not in call
+
+
+@pytest.mark.parametrize("given, env, joined", [("head:6379", None, "head:6379"), (None, "auto", "auto"),
+                                                ("head:6379", "other:1", "head:6379")])
+def test_a_running_cluster_is_joined_without_resource_arguments(fake, monkeypatch, given, env, joined):
+    if env:
+        monkeypatch.setenv("RAY_ADDRESS", env)
+    assert ray_engine.cluster_address(given) == joined
+    ray_engine.ensure_ray(address=given, num_cpus=2, object_store_mb=256)
+    (call,) = fake.calls
+    # Ray refuses num_cpus / object_store_memory when it connects to an existing cluster.
+    assert call["address"] == joined and "num_cpus" not in call and "object_store_memory" not in call
