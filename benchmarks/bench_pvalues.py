@@ -1,4 +1,4 @@
-"""Decide conformal_pvalues' branches by measurement: thread pool or not, sorted test keys or not.
+"""Decide conformal_pvalues' branches by measurement: thread pool, sorted test keys, int keys, bucket table.
 
 For each (n, m, K, signal) case, four ways to compute the same p-value matrix run
 interleaved round by round, and the median per-round ratio against the serial
@@ -10,8 +10,10 @@ plain path is printed (wall time; CPU seconds beside it):
 - serial sorted keys: ``argsort`` each test column first and search the sorted
   keys (the branch the module does not take; kept here to show why);
 - serial int keys: the serial loop on order-preserving int64 keys
-  (``jecs_core.conformal.ordered_keys``), as the library searches;
-- jecs_core.conformal_pvalues itself.
+  (``jecs_core.conformal.ordered_keys``), as the library's randomized path searches;
+- serial buckets: the serial loop through the bucket table of ``jecs_core._rank``
+  (most look-ups without a binary search), as the library counts;
+- jecs_core.conformal_pvalues itself (buckets, one column per thread from the cut-off).
 
 Every variant is checked equal to the library's result before timing.
 
@@ -33,6 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jecs_core import conformal_pvalues  # noqa: E402
+from jecs_core._rank import count_at_most  # noqa: E402
 from jecs_core.conformal import _PARALLEL_MIN_CELLS, ordered_keys  # noqa: E402
 
 CASES = [  # (n, m, K, signal)
@@ -44,7 +47,7 @@ CASES = [  # (n, m, K, signal)
 ]
 
 
-def plain(test, cal, threads: bool, sort_keys: bool = False, int_keys: bool = False) -> np.ndarray:
+def plain(test, cal, threads: bool, sort_keys: bool = False, int_keys: bool = False, buckets: bool = False) -> np.ndarray:
     n, n_models = test.shape
     m = cal.shape[0]
     out = np.empty((n, n_models), order="F")
@@ -54,6 +57,9 @@ def plain(test, cal, threads: bool, sort_keys: bool = False, int_keys: bool = Fa
         keys = test[:, k]
         if int_keys:
             reference, keys = ordered_keys(reference), ordered_keys(keys)
+        if buckets:
+            out[:, k] = count_at_most(reference, keys) / (m + 1)
+            return
         if sort_keys:
             order = np.argsort(keys)
             at_most = np.empty(n, dtype=np.int64)
@@ -77,6 +83,7 @@ def variants_for(test, cal) -> dict:
         "threaded": lambda: plain(test, cal, threads=True),
         "sorted keys": lambda: plain(test, cal, threads=False, sort_keys=True),
         "int keys": lambda: plain(test, cal, threads=False, int_keys=True),
+        "buckets": lambda: plain(test, cal, threads=False, buckets=True),
         "library": lambda: conformal_pvalues(test, cal),
     }
 
@@ -94,7 +101,7 @@ def main(argv=None) -> int:
     print(f"{os.cpu_count()} CPU(s), thread-pool cut-off {_PARALLEL_MIN_CELLS:,} cells, "
           f"{args.rounds} interleaved rounds; ratios are wall time against serial plain (median of rounds)")
     print(f"{'n':>10}{'m':>9}{'K':>4}{'mu':>5}  {'serial s':>9}{'threaded':>10}{'sorted keys':>13}"
-          f"{'int keys':>10}{'library':>9}  {'load':>5}")
+          f"{'int keys':>10}{'buckets':>9}{'library':>9}  {'load':>5}")
     for n, m, k, signal in CASES:
         rng = np.random.default_rng(0)
         test = signal * (rng.random((n, k)) < 0.1) + rng.standard_normal((n, k))
@@ -111,7 +118,7 @@ def main(argv=None) -> int:
         serial = statistics.median(wall["serial"])
         ratio = {name: statistics.median(w / s for w, s in zip(wall[name], wall["serial"])) for name in variants}
         print(f"{n:>10,}{m:>9,}{k:>4}{signal:>5.0f}  {serial:>9.3f}{ratio['threaded']:>9.2f}x"
-              f"{ratio['sorted keys']:>12.2f}x{ratio['int keys']:>9.2f}x{ratio['library']:>8.2f}x  {os.getloadavg()[0]:>5.2f}")
+              f"{ratio['sorted keys']:>12.2f}x{ratio['int keys']:>9.2f}x{ratio['buckets']:>8.2f}x{ratio['library']:>8.2f}x  {os.getloadavg()[0]:>5.2f}")
     return 0
 
 

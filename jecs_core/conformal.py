@@ -15,12 +15,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ._rank import count_at_most
 from ._validation import check_score_matrix
 
 # Below this many test cells the thread pool costs more than it saves (decided by
 # benchmarks/bench_pvalues.py, which times the serial and threaded paths side by side).
 # Sorting each test column before the lookups is not done: its argsort costs more than the
-# cache misses it saves (the same benchmark times it).
+# cache misses it saves; the bucket table of jecs_core._rank saves them (the same benchmark times all three).
 _PARALLEL_MIN_CELLS = 2_000_000
 
 
@@ -77,18 +78,20 @@ def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generat
     def fill_column(k: int) -> None:
         # Each worker sorts its own calibration column (a contiguous copy sorts faster than
         # numpy's strided sort along axis 0, and the sort runs in parallel with the others).
-        # The search runs on order-preserving int64 keys: integer comparisons are cheaper
-        # than numpy's NaN-aware float ones (bench_pvalues.py times both).  A leading key
-        # below every score makes searchsorted return 1 + the count, so the p-value is one
-        # division pass, (1 + c) / (m + 1), rounded as the formula is.
+        ordered, target = np.sort(cal[:, k]), out[:, k]
+        if rng is None:
+            # A bucket table answers most look-ups without a binary search (jecs_core._rank);
+            # (1 + c) / (m + 1) is one division pass, rounded as the formula is.
+            np.divide(count_at_most(ordered, test[:, k]), m + 1, out=target)
+            return
+        # Both counts by binary search on order-preserving int64 keys (integer comparisons are
+        # cheaper than numpy's NaN-aware float ones).  A leading key below every score makes
+        # searchsorted return 1 + the count.
         reference = np.empty(m + 1, dtype=np.int64)
         reference[0] = np.iinfo(np.int64).min
-        reference[1:] = ordered_keys(np.sort(cal[:, k]))
-        keys, target = ordered_keys(test[:, k]), out[:, k]
+        reference[1:] = ordered_keys(ordered)
+        keys = ordered_keys(test[:, k])
         at_most = np.searchsorted(reference, keys, side="right")  # 1 + #{T_l <= T_i}
-        if rng is None:
-            np.divide(at_most, m + 1, out=target)
-            return
         below = np.searchsorted(reference, keys, side="left")  # 1 + #{T_l < T_i}
         np.add(1.0, at_most - below, out=target)
         target *= uniforms[:, k]

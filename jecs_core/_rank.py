@@ -1,0 +1,92 @@
+"""Counts of sorted reference values at or below each query, through a bucket table.
+
+A binary search (``numpy.searchsorted``) of 10^6 queries into 10^5 sorted values takes
+about 17 dependent, cache-missing comparisons per query.  Here the reference range is cut
+into about two buckets per reference value; the bucket of a value is
+``floor((x - lo) * scale)``, clipped, and a table holds, per bucket, how many reference values
+lie in earlier buckets.  A query whose bucket holds no reference value gets its count from one
+table look-up; the others add the few values of their own bucket one comparison at a time, and
+a query in a crowded bucket (ties, a dense spot) falls back to the binary search.
+
+Why it is exact: the bucket function is monotone in ``x`` (a subtraction, a multiplication by a
+positive number, a clip and a floor, each rounded monotonically in IEEE arithmetic) and is
+computed by the same operations for the reference and the queries, so a reference value in an
+earlier bucket is below the query and one in a later bucket is above it.
+``benchmarks/bench_pvalues.py`` times it against the binary search; ``tests/core/test_conformal.py``
+checks it equal to ``searchsorted`` on ties, duplicates, huge ranges and random tables.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# Per occupied bucket, values compared one at a time before the binary search takes over.
+_SCAN = 8
+
+
+def _bucket(values: np.ndarray, lo: float, scale: float, n_buckets: int, out: np.ndarray) -> np.ndarray:
+    """``floor(clip((values - lo) * scale, -1, n_buckets)) + 1`` as intp, through the float buffer ``out``."""
+    with np.errstate(over="ignore"):  # a far value becomes +-inf, which the clip brings back
+        np.subtract(values, lo, out=out)
+        out *= scale
+    np.clip(out, -1.0, float(n_buckets), out=out)
+    np.floor(out, out=out)
+    index = out.astype(np.intp)
+    index += 1
+    return index
+
+
+def count_at_most(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """``1 + #{reference <= q}`` for each query, as int64 (``1 + searchsorted(reference, q, "right")``).
+
+    Parameters
+    ----------
+    reference : numpy.ndarray of float64, shape (m,)
+        Sorted ascending, finite, ``m >= 1``.
+    queries : numpy.ndarray of float64, shape (n,)
+        Finite values (a strided column is fine).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
+        One plus the number of reference values at or below each query.
+    """
+    m = reference.shape[0]
+    lo, hi = float(reference[0]), float(reference[-1])
+    n_buckets = 1 << max(10, min(20, int(m).bit_length() + 1))  # about two buckets per value
+    span = hi - lo
+    scale = n_buckets / span if span > 0 else 1.0
+    if not (np.isfinite(span) and np.isfinite(scale) and scale > 0):  # a range beyond float64: plain search
+        return np.searchsorted(reference, queries, side="right").astype(np.int64) + 1
+    held = np.bincount(_bucket(reference, lo, scale, n_buckets, np.empty(m)), minlength=n_buckets + 2)
+    before = np.zeros(n_buckets + 2, dtype=np.int64)
+    np.cumsum(held[:-1], out=before[1:])
+    before += 1
+    # One table: 1 + the count before the bucket, negated where the bucket holds reference values.
+    table = np.where(held > 0, -before, before)
+    buckets = _bucket(queries, lo, scale, n_buckets, np.empty(queries.shape[0]))
+    counts = table[buckets]
+    crowded = np.flatnonzero(counts < 0)
+    if crowded.size:
+        counts[crowded] = _within_bucket(reference, queries[crowded], -counts[crowded], held[buckets[crowded]])
+    return counts
+
+
+def _within_bucket(reference: np.ndarray, queries: np.ndarray, counts: np.ndarray, held: np.ndarray) -> np.ndarray:
+    """Add to ``counts`` (1 + values in earlier buckets) the bucket's values at or below each query."""
+    first = counts - 1  # index of the bucket's first reference value
+    live = np.arange(queries.shape[0])
+    for j in range(_SCAN):
+        live = live[held[live] > j]
+        if not live.size:
+            return counts
+        below = reference[first[live] + j] <= queries[live]
+        live = live[below]
+        counts[live] += 1
+    live = live[held[live] > _SCAN]
+    if live.size:
+        counts[live] = np.searchsorted(reference, queries[live], side="right") + 1
+    return counts
+
+
+__all__ = ["count_at_most"]

@@ -1,0 +1,48 @@
+"""The bucket-table count of jecs_core._rank against numpy's binary search."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from jecs_core._rank import _SCAN, count_at_most
+
+
+def reference_count(reference, queries):
+    return np.searchsorted(reference, queries, side="right").astype(np.int64) + 1
+
+
+any_finite = st.floats(allow_nan=False, allow_infinity=False, allow_subnormal=True)
+awkward = any_finite | st.sampled_from([0.0, -0.0, 5e-324, -5e-324, 1e308, -1e308, 1.0, 1.0 + 2**-52])
+tied = st.integers(-4, 4).map(float)  # few distinct values: crowded buckets, ties with the queries
+
+
+@given(arrays(float, st.integers(1, 60), elements=awkward | tied), arrays(float, st.integers(0, 60), elements=awkward | tied))
+def test_equals_the_binary_search_on_any_finite_values(reference, queries):
+    reference = np.sort(reference)
+    np.testing.assert_array_equal(count_at_most(reference, queries), reference_count(reference, queries))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 5000), st.integers(0, 3), st.integers(0, 2**32 - 1))
+def test_equals_the_binary_search_on_large_tables(m, rounding, seed):
+    # Rounded scores put more than the scanned number of reference values in one bucket.
+    rng = np.random.default_rng(seed)
+    reference = np.sort(np.round(rng.standard_normal(m) * 3, rounding))
+    queries = np.round(rng.standard_normal(3 * m + 1) * 4, rounding)
+    np.testing.assert_array_equal(count_at_most(reference, queries), reference_count(reference, queries))
+
+
+def test_strided_queries_and_a_crowded_bucket():
+    reference = np.sort(np.concatenate([np.zeros(3 * _SCAN), np.linspace(-1, 1, 100)]))
+    queries = np.array([[-2.0, 0.0], [0.0, 1e-300], [-1e-300, 2.0], [0.5, -0.0]])
+    for column in queries.T:
+        np.testing.assert_array_equal(count_at_most(reference, column), reference_count(reference, column))
+
+
+def test_a_single_reference_value_and_a_range_beyond_float64():
+    for reference in (np.array([2.5]), np.array([-1.7e308, 1.7e308]), np.array([5e-324, 1e-323])):
+        queries = np.array([-np.finfo(float).max, -1.0, 0.0, 2.5, 5e-324, 1e-323, 3.0, np.finfo(float).max])
+        np.testing.assert_array_equal(count_at_most(reference, queries), reference_count(reference, queries))
