@@ -19,6 +19,8 @@ from . import state
 RECORD = "jecs.commit_record"  # {"alpha", "committed_utc", "first_shown_utc"} while committed
 LOG = "jecs.commit_log"  # earlier commits, each with the time it was undone
 SHOWN = "jecs.alphas_shown"  # alphas whose results this session displayed, in order
+URL_COMMIT = "commit"  # ?commit=first opens a session with the mode on, before anything is shown
+_URL_READ = "jecs.commit_url_read"
 
 
 def _now() -> str:
@@ -48,6 +50,18 @@ def _on_mode_change() -> None:
 def _commit(alpha: float) -> None:
     st.session_state[RECORD] = {"alpha": float(alpha), "committed_utc": _now(), "first_shown_utc": None,
                                 "alphas_shown_before": list(st.session_state.get(SHOWN, []))}
+
+
+def restore_mode() -> None:
+    """Once per session: ``?commit=first`` turns the mode on before the first results are drawn.
+
+    Only the mode travels in a link; a commit and its times stay in the session that made them.
+    """
+    if st.session_state.get(_URL_READ):
+        return
+    st.session_state[_URL_READ] = True
+    if st.query_params.get(URL_COMMIT) == "first":
+        st.session_state[state.COMMIT_FIRST] = True
 
 
 def mode_toggle(container=None) -> bool:

@@ -17,7 +17,8 @@ from jecs_core import Comparison, ScoreTable, fit_post_hoc
 from jecs_core.posthoc import post_hoc_line
 from jecs_core.posthoc.fit import check_delta
 
-from . import compute, state
+from . import commit_view, compute, hand_edit, state
+from .report import PostHocContext
 
 DELTA_MIN, DELTA_MAX = 0.001, 0.5
 URL_DELTA = "delta"
@@ -120,3 +121,10 @@ def set_bound(data_key: str, table: ScoreTable, mask: np.ndarray) -> tuple[int, 
     fit = post_hoc_fit(data_key, current_delta(), table)
     mask = np.asarray(mask, dtype=bool)
     return int(fit.bound(mask)), int(np.count_nonzero(mask))
+
+
+def report_context(data_key: str, table: ScoreTable, comparison: Comparison, method: str) -> PostHocContext:
+    """δ, the hand-edited set of the inspected rule (if any) and the commit of α, for the export and report."""
+    edited = hand_edit.current(data_key, table.test_ids, comparison.selected(method), method, comparison.alpha)
+    return PostHocContext(delta=current_delta(), hand_mask=None if edited is None else edited.mask,
+                          hand_record=None if edited is None else edited.record(), commit=commit_view.report_record())
