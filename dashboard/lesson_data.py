@@ -152,15 +152,23 @@ def envelope_lesson(*, n_models: int, eta: float, lam: float, pool_size: int = 3
     )
 
 
+# Rules the power lesson compares: the simple valid rule, the dashboard's default, the paper's rule.
+POWER_METHODS = ("jmcs", "storey-maxp", "jecs")
+
+
 @dataclass(frozen=True)
 class PowerLesson:
-    """Mean GCP and power of JMCS and JECS against K on a small simulation."""
+    """Mean GCP and power of JMCS, the default rule (Storey-BH on max-p) and the paper's JECS against K."""
 
     n_models: np.ndarray
     gcp: dict  # method -> array over K
     power: dict
     alpha: float
     reps: int
+
+    def above_alpha(self, method: str) -> list[tuple[int, float]]:
+        """The (K, mean GCP) pairs where ``method``'s mean GCP is above alpha, in order of K."""
+        return [(int(k), float(g)) for k, g in zip(self.n_models, self.gcp[method]) if g > self.alpha]
 
 
 # K values simulated by the power lesson: every K up to 4, then a coarser grid (cost grows with K).
@@ -179,8 +187,8 @@ def power_lesson(*, max_models: int, eta: float, alpha: float, reps: int = 12, p
         raise ValueError(f"max_models must be >= 1, got {max_models}")
     rng = np.random.default_rng(seed)
     ks = np.array(sorted({k for k in POWER_K_GRID if k <= int(max_models)} | {int(max_models)}))
-    gcp = {m: np.zeros(ks.size) for m in ("jmcs", "jecs")}
-    power = {m: np.zeros(ks.size) for m in ("jmcs", "jecs")}
+    gcp = {m: np.zeros(ks.size) for m in POWER_METHODS}
+    power = {m: np.zeros(ks.size) for m in POWER_METHODS}
     for i, k in enumerate(ks):
         for _ in range(reps):
             contamination = 1.0 - pure_share ** (1.0 / k)
@@ -188,7 +196,8 @@ def power_lesson(*, max_models: int, eta: float, alpha: float, reps: int = 12, p
             scores = frame.filter(like="score_").to_numpy()
             is_cal = (frame["split"] == "calibration").to_numpy()
             contaminated = frame.loc[~is_cal].filter(like="member_").to_numpy().any(axis=1)
-            out = compare_pvalues(conformal_pvalues(scores[~is_cal], scores[is_cal]), alpha=alpha, contaminated=contaminated)
+            out = compare_pvalues(conformal_pvalues(scores[~is_cal], scores[is_cal]), alpha=alpha, contaminated=contaminated,
+                                  methods=POWER_METHODS)
             for method in gcp:
                 found = out.metrics(method)
                 gcp[method][i] += found.gcp / reps

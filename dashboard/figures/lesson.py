@@ -9,8 +9,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from jecs_core.rules import DEFAULT_METHOD
+
 from ..lesson_data import CutoffLesson, DensityLesson, EnvelopeLesson, PowerLesson
-from ..theme import ALL_ITEMS_COLOR, CONTAMINATED_COLOR, LAMBDA_COLOR, METHOD_COLORS, REFERENCE_COLOR, base_layout
+from ..theme import ALL_ITEMS_COLOR, CONTAMINATED_COLOR, LAMBDA_COLOR, METHOD_COLORS, REFERENCE_COLOR, base_layout, method_label
 from ._common import density
 
 _HIST_BINS = np.linspace(0.0, 1.0, 41)
@@ -90,13 +92,19 @@ def plot_envelope_lesson(data: EnvelopeLesson) -> go.Figure:
     return fig
 
 
+def _power_label(method: str) -> str:
+    """The rule's label as on its card, with the default marked."""
+    return f"{method_label(method)} (default)" if method == DEFAULT_METHOD else method_label(method)
+
+
 def plot_power_vs_k(data: PowerLesson) -> go.Figure:
-    """JMCS vs JECS power (bars) and mean GCP (lines) against K, with the target alpha."""
+    """Power (bars) and mean GCP (lines) of each rule of the lesson against K, with the target alpha."""
     fig = go.Figure()
-    for method, label in (("jmcs", "JMCS"), ("jecs", "JECS")):
-        fig.add_trace(go.Bar(x=data.n_models, y=data.power[method], name=f"{label} power", marker={"color": METHOD_COLORS[method]}, opacity=0.75))
-    for method, label in (("jmcs", "JMCS"), ("jecs", "JECS")):
-        fig.add_trace(go.Scatter(x=data.n_models, y=data.gcp[method], mode="lines+markers", name=f"{label} mean GCP",
+    for method in data.power:
+        fig.add_trace(go.Bar(x=data.n_models, y=data.power[method], name=f"{_power_label(method)} power",
+                             marker={"color": METHOD_COLORS[method]}, opacity=0.75))
+    for method in data.gcp:
+        fig.add_trace(go.Scatter(x=data.n_models, y=data.gcp[method], mode="lines+markers", name=f"{_power_label(method)} mean GCP",
                                  line={"color": METHOD_COLORS[method], "width": 2, "dash": "dot"}))
     fig.add_hline(y=data.alpha, line={"color": "#dc2626", "dash": "dash"}, annotation_text=f"target α = {data.alpha:g}")
     _lesson_layout(fig, title=f"Power and GCP against K ({data.reps} simulated audits per K)")

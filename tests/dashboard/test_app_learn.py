@@ -30,7 +30,7 @@ def _density_curve(at):
 def test_learn_page_renders_and_k_moves_the_density():
     at = AppTest.from_file(PAGE, default_timeout=60).run()
     assert not at.exception
-    assert len(at.get("plotly_chart")) == 4
+    assert len(at.get("plotly_chart")) == 6
     x, y, name = _density_curve(at)
     np.testing.assert_allclose(y, 8 * x**7, atol=1e-9)  # defaults: K = 8, eta = 0, all exposed
 

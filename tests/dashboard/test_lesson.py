@@ -70,7 +70,8 @@ def test_power_lesson_shapes_and_jecs_not_weaker():
     assert all(v.shape == (3,) for v in (*data.gcp.values(), *data.power.values()))
     assert np.all(data.power["jecs"] >= data.power["jmcs"] - 0.05)
     fig = plot_power_vs_k(data)
-    assert [t.type for t in fig.data].count("bar") == 2
+    assert [t.type for t in fig.data].count("bar") == 3
+    assert any(t.name == "Storey-BH on max-p (default) power" for t in fig.data)
     assert fig.layout.shapes[0].y0 == 0.2
 
 

@@ -68,15 +68,15 @@ def test_every_page_in_the_navigation_opens(page, app_url):
 
 
 def test_learn_page(page, app_url):
-    """The lesson renders its four figures; its screenshot illustrates docs/DASHBOARD.md."""
+    """The lesson renders its six figures; its screenshot illustrates docs/DASHBOARD.md."""
     page.goto(f"{app_url}/")
     page.locator('[data-testid="stSidebarNavLink"]').first.wait_for()
     page.goto(f"{app_url}/learn")
     page.locator('[data-testid="stMainBlockContainer"] h1').first.wait_for()
     _wait_idle(page)
-    page.locator(".js-plotly-plot").nth(3).wait_for()
+    page.locator(".js-plotly-plot").nth(5).wait_for()
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.locator(".js-plotly-plot").count() == 4
+    assert page.locator(".js-plotly-plot").count() == 6
     page.screenshot(path=str(ARTIFACTS / "learn.png"))
     if os.environ.get("JECS_UPDATE_SCREENSHOTS") == "1":
         shutil.copyfile(ARTIFACTS / "learn.png", ROOT / "docs" / "screenshots" / "learn.png")
