@@ -233,7 +233,7 @@ def warning_lines(board) -> None:
 def _report_bytes(subject: Subject, board, alpha: float, settings: RuleSettings) -> bytes:
     comparison = compute.comparison(subject.key, alpha, settings, subject.table)
     inputs = ReportInputs(table=subject.table, comparison=comparison, method=board.method, data_name=subject.name,
-                          lam=settings["lam"], knn=settings["knn"], leaderboard=board)
+                          options=settings, leaderboard=board)
     return build_report(inputs).encode("utf-8")
 
 

@@ -9,9 +9,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from jecs_core import DEFAULT_METHOD, METHODS, compare_methods, load_scores
+from jecs_core import DEFAULT_METHOD, METHODS, compare_methods, get_rule, load_scores
 from jecs_core.cli import run as run_cli
-from jecs_core.cli.options import add_table_options, alpha_arg, lam_arg, positive_int
+from jecs_core.cli.options import add_rule_options, add_table_options, alpha_arg, rule_options
 from jecs_core.io import check_output_path
 
 from .report import ReportInputs, audit_diagnostics_or_none, build_report
@@ -28,8 +28,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--alpha", type=alpha_arg, default=0.1, help="target GCR (default 0.1)")
     parser.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
                         help=f"rule whose figures and sidecar the report shows (default {DEFAULT_METHOD})")
-    parser.add_argument("--lam", type=lam_arg, default="auto", help="'auto' (default) or a fixed tail threshold")
-    parser.add_argument("--knn", type=positive_int, default=None, help="kNN size (default: ceil(sqrt(m_R)))")
+    add_rule_options(parser)
     parser.set_defaults(handler=run)
     return parser
 
@@ -38,9 +37,12 @@ def run(args: argparse.Namespace) -> int:
     """Write the report; bad input raises ValueError / ScoreTableError (one line from ``jecs``)."""
     out = check_output_path(args.out, suffixes=(".html",), inputs=(args.scores,), what="--out")
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
-    comparison = compare_methods(table, alpha=args.alpha, lam=args.lam, knn=args.knn)
+    options = rule_options(args)
+    comparison = compare_methods(table, alpha=args.alpha, **options)
+    # The diagnostics judge the paper's JECS, so they take its options only.
+    diagnostics = audit_diagnostics_or_none(table, alpha=args.alpha, **get_rule("jecs").accepted(options))
     inputs = ReportInputs(table=table, comparison=comparison, method=args.method, data_name=Path(args.scores).name,
-                          lam=args.lam, knn=args.knn, diagnostics=audit_diagnostics_or_none(table, alpha=args.alpha, lam=args.lam, knn=args.knn))
+                          options=options, diagnostics=diagnostics)
     tmp = out.with_name(out.name + ".part")
     tmp.write_text(build_report(inputs), encoding="utf-8")
     tmp.replace(out)  # all or nothing

@@ -26,7 +26,7 @@ import streamlit as st
 
 from jecs_core import ScoreTable
 
-from . import compute, samples, upload
+from . import compute, rule_controls, samples, upload
 
 ACTIVE_TABLE = "jecs.table"
 ACTIVE_KEY = "jecs.data_key"
@@ -41,6 +41,7 @@ ALPHA = "jecs.alpha"
 # The dashboard's one alpha range: every alpha slider and every alpha read from a URL use it.
 ALPHA_MIN, ALPHA_MAX, ALPHA_STEP = 0.01, 0.50, 0.01
 ALPHA_SLIDER = {"min_value": ALPHA_MIN, "max_value": ALPHA_MAX, "step": ALPHA_STEP, "format": "%.2f"}
+# The paper JECS's controls, drawn by rule_controls from the declared options (keys named there).
 LAM_MODE = "jecs.lam_mode"
 LAM = "jecs.lam"
 KNN_MODE = "jecs.knn_mode"
@@ -58,17 +59,14 @@ UPLOAD_MESSAGE = "jecs.upload_message"
 # URL query keys owned by the frame.
 URL_SAMPLE, URL_SCORE, URL_DATA = "sample", "score", "data"
 
-AUTO, MANUAL = "Auto", "Manual"
+AUTO, MANUAL = rule_controls.AUTO, rule_controls.MANUAL
 
 # Widget values that must survive a page switch, with their first values.
 PERSISTENT_DEFAULTS = {
     SAMPLE_CHOICE: samples.DEFAULT_SAMPLE,
     SAMPLE_SCORE: None,
     ALPHA: 0.10,
-    LAM_MODE: AUTO,
-    LAM: 0.70,
-    KNN_MODE: AUTO,
-    KNN: 10,
+    **rule_controls.session_defaults(),  # every declared rule option's control
     DELTA: DELTA_DEFAULT,
     COMMIT_FIRST: False,
     UPLOAD_LAYOUT: "auto",
@@ -199,15 +197,6 @@ def sync_url() -> None:
     changed = {k: v for k, v in wanted.items() if st.query_params.get(k) != v}
     if changed:
         st.query_params.update(changed)
-
-
-def lambda_setting():
-    """``"auto"`` or the manual lambda, from the Select page's controls."""
-    return "auto" if st.session_state[LAM_MODE] == AUTO else float(st.session_state[LAM])
-
-
-def knn_setting() -> int | None:
-    return None if st.session_state[KNN_MODE] == AUTO else int(st.session_state[KNN])
 
 
 def upload_limit_mb() -> float:

@@ -62,8 +62,7 @@ def export_section(comparison, method: str, settings, *, clustered=None) -> None
                            file_name=json_name,
                            mime="application/json", on_click="ignore", icon=":material/data_object:",
                            key="download-json")
-    inputs = ReportInputs(table=table, comparison=item_level, method=method, data_name=data.name,
-                          lam=settings["lam"], knn=settings["knn"])
+    inputs = ReportInputs(table=table, comparison=item_level, method=method, data_name=data.name, options=settings)
     row[3].download_button("Audit report (HTML)", partial(_report_bytes, inputs),
                            file_name=report_file_name(data.name, method, comparison.alpha), mime="text/html",
                            on_click="ignore", icon=":material/summarize:", key="download-report")

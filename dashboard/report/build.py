@@ -6,6 +6,7 @@ import dataclasses
 import html
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +14,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from jecs_core import REGISTRY, Comparison, ScoreTable, __version__, selection_metadata
+from jecs_core import REGISTRY, Comparison, Option, ScoreTable, __version__, selection_metadata
+from jecs_core.rules import declared_options
 
 from ..explain import selection_warnings
 from ..figures.catalog import SELECT_FIGURES, build_all, envelope_source
@@ -31,8 +33,7 @@ class ReportInputs:
     comparison: Comparison
     method: str
     data_name: str
-    lam: object = "auto"
-    knn: int | None = None
+    options: Mapping = dataclasses.field(default_factory=dict)  # rule options by name; defaults fill the rest
     diagnostics: object | None = None
     leaderboard: object | None = None  # a jecs_core.leaderboard.Leaderboard: adds the leaderboard section
     post_hoc: PostHocContext | None = None  # δ, a hand-edited set, a commit of α (default: δ = 0.1, none)
@@ -132,9 +133,14 @@ def _settings(inputs: ReportInputs) -> str:
         ("target GCR α", f"{inputs.comparison.alpha:g}"),
         ("rule inspected", rule.label),
         ("its guarantee", rule.guarantee.description),
-        ("λ", inputs.lam), ("k_n", "auto" if inputs.knn is None else inputs.knn),
+        *((option.label, option.to_url(value)) for option, value in _options(inputs)),
         ("jecs version", __version__),
     ])
+
+
+def _options(inputs: ReportInputs) -> list[tuple[Option, object]]:
+    """Every declared rule option with its value in this report (the default where none was given)."""
+    return [(option, inputs.options.get(name, option.default)) for name, (option, _) in declared_options().items()]
 
 
 def _data_summary(inputs: ReportInputs) -> str:
@@ -175,7 +181,7 @@ def build_report(inputs: ReportInputs) -> str:
     provenance = provenance_for(t)
     context = inputs.post_hoc or PostHocContext()
     try:
-        sidecar = apply_to_sidecar(selection_metadata(t, c, inputs.method, options={"lam": inputs.lam, "knn": inputs.knn},
+        sidecar = apply_to_sidecar(selection_metadata(t, c, inputs.method, options={o.name: v for o, v in _options(inputs)},
                                                       post_hoc_delta=context.delta), t, c, inputs.method, context)
     except (ValueError, OSError) as exc:  # an input file gone or unreadable: say so in its place
         sidecar = {"error": f"the selection record could not be built ({exc.__class__.__name__}: {exc})"}

@@ -89,3 +89,12 @@ def test_a_link_with_a_value_the_control_cannot_show_is_ignored(lam, knn):
     assert not at.exception
     settings = at.session_state["settings"]
     assert settings["lam"] == "auto" and settings["knn"] is None
+
+
+def test_the_frame_keeps_every_control_across_pages():
+    from dashboard import state
+    from jecs_core.rules.options import KNN, LAM
+
+    assert (state.LAM_MODE, state.LAM) == (rule_controls.mode_key(LAM), rule_controls.value_key(LAM))
+    assert (state.KNN_MODE, state.KNN) == (rule_controls.mode_key(KNN), rule_controls.value_key(KNN))
+    assert rule_controls.session_defaults().items() <= state.PERSISTENT_DEFAULTS.items()

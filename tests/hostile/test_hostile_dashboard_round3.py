@@ -91,7 +91,7 @@ def test_report_tables_in_words_and_no_red_none():
 
     table = jc.load_scores(SAMPLE)
     comparison = jc.compare_methods(table, alpha=0.1)
-    html = build_report(ReportInputs(table=table, comparison=comparison, method="storey-maxp", lam="auto", knn=None,
+    html = build_report(ReportInputs(table=table, comparison=comparison, method="storey-maxp",
                                      data_name="sample", diagnostics={"pi0_bootstrap": {"low": 0.2, "high": 0.4}}))
     counts = html.split("<section id='selections'>", 1)[1].split("</section>", 1)[0]
     assert "<th>selected</th>" in counts and "n_selected" not in counts and "over_alpha" not in counts
