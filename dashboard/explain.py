@@ -1,9 +1,9 @@
 """Why an item is kept or dropped, and what on a selection deserves a warning (no Streamlit here).
 
-Everything is read off the registered rules' result objects by their attributes
-(``selected``, ``step`` with ``r_star`` / ``threshold``, a ranking statistic
-``p_tilde`` or ``p_max``, ``per_model``), never by a rule's name, so a rule registered
-later is explained as soon as its result carries those attributes.
+Everything is read off the registered rules' results through the declared shape
+(:class:`jecs_core.SelectionResult`: ``selected``, ``threshold``, ``step_up_line()``,
+``model_selections()``), never by a rule's name, so a rule registered later is explained
+as soon as its result fills that shape.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import pandas as pd
 
 from jecs_core import REGISTRY, Comparison, ScoreTable
 
-# Ranking statistics a step-up rule may expose, most specific first, with their display names.
-_STATISTICS = (("p_tilde", "transformed value p̃"), ("p_max", "max-p p*"))
+# Display names of the statistics a step-up ranks (``StepUpLine.statistic``).
+_STATISTICS = {"p_tilde": "transformed value p̃", "p_max": "max-p p*"}
 
 
 @dataclass(frozen=True)
@@ -69,35 +69,14 @@ def text_columns(table: ScoreTable) -> list[str]:
     return [c for c in extra.columns if pd.api.types.is_string_dtype(extra[c]) or pd.api.types.is_object_dtype(extra[c])]
 
 
-def _field(result, *names):
-    """The first of ``names`` found on the result or on its ``step`` (rules expose them either way)."""
-    for source in (result, getattr(result, "step", None)):
-        for name in names:
-            value = getattr(source, name, None) if source is not None else None
-            if value is not None:
-                return value
-    return None
-
-
 def ranking(result) -> Ranking | None:
-    """The statistic a step-up result ranks on, or ``None`` for rules without one (e.g. per-model BH).
-
-    A step-up result exposes ``r_star`` and ``threshold`` (itself or on ``step``) and a statistic
-    ``p_tilde`` or ``p_max``; its null-share factor is ``pi0_hat`` or ``step.pi0`` (1 for BH).
-    """
-    r_star, threshold = _field(result, "r_star"), _field(result, "threshold")
-    if r_star is None or threshold is None:
+    """The statistic a step-up result ranks on (its ``step_up_line()``), or ``None`` for rules without
+    a single step-up (e.g. per-model BH)."""
+    line = result.step_up_line()
+    if line is None:
         return None
-    pi0 = _field(result, "pi0_hat", "pi0")
-    p_max = _field(result, "p_max")
-    for attr, name in _STATISTICS:
-        values = getattr(result, attr, None)
-        if values is not None:
-            values = np.asarray(values, dtype=float)
-            if attr == "p_tilde" and p_max is not None and np.array_equal(values, np.asarray(p_max, dtype=float)):
-                name = dict(_STATISTICS)["p_max"]  # an identity envelope (Storey-BH): the statistic is p* itself
-            return Ranking(name, values, int(r_star), float(threshold), 1.0 if pi0 is None else float(pi0))
-    return None
+    return Ranking(_STATISTICS[line.statistic], np.asarray(line.values, dtype=float), int(line.r_star),
+                   float(line.threshold), float(line.pi0))
 
 
 def find_items(table: ScoreTable, query: str, *, limit: int = 50) -> np.ndarray:
@@ -139,7 +118,7 @@ def _reason(result, method: str, table: ScoreTable, index: int, stat: Ranking | 
         side = "within" if kept else "beyond"
         return (f"{label} {verb} it: its {stat.name} = {value:.4g} ranks {rank:,} of {len(stat.values):,}, {side} "
                 f"r* = {stat.r_star:,} (the rule keeps the r* smallest; cut-off {stat.threshold:.4g}).")
-    per_model = getattr(result, "per_model", None)
+    per_model = result.model_selections()
     if per_model is not None:
         keep = [m for m, on in zip(table.models, per_model[index]) if on]
         drop = [m for m, on in zip(table.models, per_model[index]) if not on]
@@ -189,8 +168,12 @@ def _on_pvalue_scale(result, smallest: float) -> bool:
     return stat is not None and stat.values.size > 0 and float(stat.values.min()) >= smallest - 1e-12
 
 
-def selection_warnings(table: ScoreTable, comparison: Comparison) -> list[tuple[str | None, str]]:
-    """``(method or None, message)`` for everything an auditor should not miss on this selection."""
+def selection_warnings(table: ScoreTable, comparison: Comparison, *, duplicates=None) -> list[tuple[str | None, str]]:
+    """``(method or None, message)`` for everything an auditor should not miss on this selection.
+
+    ``duplicates`` is the table's :func:`jecs_core.checks.find_duplicates` report when the caller
+    holds one (the near-duplicate pass runs MinHash in Python: a page passes its cached report).
+    """
     out: list[tuple[str | None, str]] = []
     n, m, alpha = table.n, table.m, comparison.alpha
     smallest = smallest_pvalue(m)
@@ -205,7 +188,9 @@ def selection_warnings(table: ScoreTable, comparison: Comparison) -> list[tuple[
                           f"(share of pairs with the test item higher: {aucs}; 1/2 or below is expected), so the max-p "
                           "values pile up near 1 and the rules select little or nothing. If lower scores mean member, "
                           'tick "Lower scores = member" on the Data page and upload the file again (the CLI: --lower-is-member).'))
-    for line in find_duplicates(table, near=table.n <= 5_000).warnings():
+    if duplicates is None:
+        duplicates = find_duplicates(table, near=table.n <= 5_000)
+    for line in duplicates.warnings():
         text = line.split(": ", 1)[1]  # the page shows warnings in a box: no "warning:" prefix
         out.append((None, text[:1].upper() + text[1:]))
     if smallest > alpha:
@@ -215,7 +200,7 @@ def selection_warnings(table: ScoreTable, comparison: Comparison) -> list[tuple[
     for method in comparison.methods:
         result = comparison.result(method)
         label = REGISTRY[method].label
-        threshold = _field(result, "threshold")
+        threshold = result.threshold
         if threshold is not None and threshold > 1:
             out.append((method, f"{label}: the cut-off {threshold:.3g} is above 1, so every item passes whatever its "
                                 "p-values; the selection says nothing about contamination."))

@@ -12,16 +12,19 @@ from functools import partial
 
 import streamlit as st
 
-from dashboard import compute, export, items_view, rule_controls, select_view, state, ui
+from dashboard import commit_view, compute, export, items_view, posthoc_view, rule_controls, select_view, state, ui
 from dashboard.explain import selection_warnings
 from dashboard.report import ReportInputs, audit_diagnostics_or_none, build_report, report_file_name
 from dashboard.select_view import ALPHA2, COMPARE, METHOD
 from dashboard.theme import method_label
 from jecs_core import DEFAULT_METHOD, METHODS, REGISTRY
 
+CLUSTER = "select.cluster"
 data = state.active()
 table = data.table
 select_view.restore_state()
+posthoc_view.restore_delta()
+commit_view.restore_mode()
 
 st.title("Select a shared clean subset")
 st.caption("Pick the items that look clean for every model while keeping the expected share of contaminated "
@@ -32,12 +35,17 @@ notice = st.session_state.get(state.NOTICE)
 if notice and st.session_state.get("select.notice_shown") != notice:
     st.session_state["select.notice_shown"] = notice
     st.info(notice, icon=":material/info:")
+posthoc_view.delta_notice()
 ui.glossary()
 
 
 def alpha_controls() -> float:
+    locked = commit_view.locked_alpha()  # "commit α first": the committed α stays until uncommitted
+    if locked is not None:
+        st.session_state[state.ALPHA] = locked
     st.slider("Target GCR α", min_value=0.01, max_value=0.50, step=0.01, format="%.2f", key=state.ALPHA,
-              help="The highest expected share of contaminated items you accept in the selected subset.")
+              help="The highest expected share of contaminated items you accept in the selected subset.",
+              disabled=locked is not None)
     return round(float(st.session_state[state.ALPHA]), 4)
 
 
@@ -57,12 +65,14 @@ def export_section(comparison, method: str, settings, *, clustered=None) -> None
                            file_name=csv_name,
                            mime="text/csv", on_click="ignore", icon=":material/download:", type="primary",
                            key="download-csv")
+    post_hoc = posthoc_view.report_context(data.key, table, item_level, method)
     row[2].download_button("Sidecar JSON", partial(export.json_bytes, table, comparison, chosen, options=options,
-                                                   diagnostics=True),
+                                                   diagnostics=True, post_hoc=post_hoc),
                            file_name=json_name,
                            mime="application/json", on_click="ignore", icon=":material/data_object:",
                            key="download-json")
-    inputs = ReportInputs(table=table, comparison=item_level, method=method, data_name=data.name, options=settings)
+    inputs = ReportInputs(table=table, comparison=item_level, method=method, data_name=data.name, options=settings,
+                          post_hoc=post_hoc)
     row[3].download_button("Audit report (HTML)", partial(_report_bytes, inputs),
                            file_name=report_file_name(data.name, method, comparison.alpha), mime="text/html",
                            on_click="ignore", icon=":material/summarize:", key="download-report")
@@ -82,12 +92,14 @@ with st.container(border=True):
     left, mid, right = st.columns([2.2, 1.4, 1.4], gap="large")
     alpha_slot = left.container()
     compare_on = left.toggle("Compare with a second α", key=COMPARE)
-    cluster_on = compute.duplicates(data.key, table).any and left.toggle(
-        "One hypothesis per cluster of duplicates", key="select.cluster",
-        help="Copies and near-copies of one item are kept or dropped together, and count once in the step-up "
-        "(as jecs select --cluster duplicates). The cards, warnings and export use it; figures and items show the "
-        "item-level fit.")
+    # The duplicate check (MinHash in Python on a few thousand texts: seconds on a fresh server) runs
+    # after the cards are drawn; its toggle fills this slot then. Off (the default), the cards need no check.
+    cluster_slot = left.container()
+    cluster_on = bool(st.session_state.get(CLUSTER)) and compute.duplicates(data.key, table).any
     alpha2_slot = left.container()
+    delta_column, commit_column = left.columns(2, vertical_alignment="bottom")
+    posthoc_view.delta_control(delta_column)
+    commit_view.mode_toggle(commit_column)
     mid_slot, right_slot = mid.container(), right.container()
 cards_slot = st.container()
 ui.guarantee_caption()
@@ -108,16 +120,24 @@ def live() -> None:
     with alpha_slot:
         alpha = alpha_controls()
     settings = rule_controls.render([mid_slot, right_slot])  # one control per declared rule option
+    posthoc_view.write_delta_url(posthoc_view.current_delta())
+    if not commit_view.gate(alpha, alpha_slot):  # nothing at any alpha is drawn before the commit
+        select_view.write_url(alpha, settings)
+        return
     comparison = compute.comparison(data.key, alpha, settings, table)
     shown = compute.cluster_comparison(data.key, alpha, settings, table) if cluster_on else comparison
     with cards_slot:
-        ui.warnings(selection_warnings(table, shown))
+        warnings_slot = st.container()  # above the cards, filled once they are drawn
         ui.method_cards(shown, compute.summary(data.key + (":cluster" if cluster_on else ""), alpha, settings, shown),
-                        notes=False)
+                        notes=False, posthoc=posthoc_view.lines_for(data.key, table, shown, settings, clustered=cluster_on))
+    commit_view.note_shown(alpha)
+    with warnings_slot:
+        ui.warnings(selection_warnings(table, shown, duplicates=compute.duplicates(data.key, table)))
     if compare_on:
         with alpha2_slot:
             st.slider("Second α", min_value=0.01, max_value=0.50, step=0.01, format="%.2f", key=ALPHA2)
         second = compute.comparison(data.key, round(float(st.session_state[ALPHA2]), 4), settings, table)
+        commit_view.note_shown(second.alpha)
         with compare_slot:
             select_view.side_by_side(table, comparison, second)
     with fit_slot:
@@ -137,3 +157,9 @@ def live() -> None:
 
 
 live()
+if compute.duplicates(data.key, table).any:
+    cluster_slot.toggle(
+        "One hypothesis per cluster of duplicates", key=CLUSTER,
+        help="Copies and near-copies of one item are kept or dropped together, and count once in the step-up "
+        "(as jecs select --cluster duplicates). The cards, warnings and export use it; figures and items show the "
+        "item-level fit.")

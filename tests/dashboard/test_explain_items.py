@@ -73,6 +73,26 @@ def test_warnings_small_calibration():
     assert explain.smallest_pvalue(5) == pytest.approx(1 / 6)
 
 
+@pytest.mark.filterwarnings("ignore::jecs_core.JECSFallbackWarning")
+def test_warnings_take_the_callers_duplicate_report(monkeypatch):
+    from jecs_core.checks import find_duplicates
+
+    rng = np.random.default_rng(5)
+    scores = rng.standard_normal((30, 2)) + 3
+    frame = wide_table(rng.standard_normal((50, 2)), np.vstack([scores, scores[:10]]), np.zeros((40, 2)))
+    table = jecs_core.table_from_frame(frame)
+    comparison = jecs_core.compare_methods(table, alpha=0.1)
+    report = find_duplicates(table, near=False)
+    expected = explain.selection_warnings(table, comparison)
+    assert any("identical" in m.lower() or "duplicat" in m.lower() for _, m in expected)
+
+    def recompute(*args, **kwargs):
+        raise AssertionError("the page's cached report must be used")
+
+    monkeypatch.setattr("jecs_core.checks.find_duplicates", recompute)
+    assert explain.selection_warnings(table, comparison, duplicates=report) == expected
+
+
 def test_bh_reach_is_the_smallest_rank_that_can_pass():
     for n, m, alpha in [(560, 240, 0.05), (100, 9, 0.3), (1000, 99, 0.1)]:
         need = explain.bh_reach(n, m, alpha)
