@@ -2,13 +2,15 @@
 
 Every registered rule's result derives from :class:`SelectionResult`, so the CLI, the
 dashboard, the export and the report read the same attributes and print the same rows
-(``fit_summary()``) without probing for attributes.  A consumer that adds its own line (a
+(``fit_summary()``) without probing for attributes; the step-up figure, the envelope figures
+and an item's explanation read ``step_up_line()``, ``envelope_fit()`` and ``model_selections()``.  A consumer that adds its own line (a
 post-hoc bound, a leaderboard rank) appends a :class:`FitRow` to the tuple it got.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -33,6 +35,31 @@ class FitRow:
     label: str
     value: object
     text: str
+
+
+@dataclass(frozen=True)
+class StepUpLine:
+    """One step-up as a figure or an item's explanation draws it: the ranked statistic and the line.
+
+    Attributes
+    ----------
+    statistic : {"p_tilde", "p_max"}
+        Which per-item value is ranked: a transformed value, or max-p itself.
+    values : numpy.ndarray, shape (n,)
+        That value for every test item.
+    r_star : int
+        How many items the step-up keeps.
+    threshold : float
+        The cut-off on ``values``.
+    pi0 : float
+        The null-share factor of the line ``alpha r / (pi0 n)`` (1 for BH).
+    """
+
+    statistic: str
+    values: np.ndarray
+    r_star: int
+    threshold: float
+    pi0: float = 1.0
 
 
 def row(key: str, value, fmt: str = "{:.4f}", label: str | None = None) -> FitRow:
@@ -60,6 +87,9 @@ class SelectionResult:
         The estimated null proportion; ``None`` where the rule estimates none.
     fallback_reason : str or None
         Why the rule fell back to a simpler one.
+    fits_lambda : bool
+        Class-level: the rule fits a tail threshold lambda (its value is the ``"lambda"`` fit row,
+        absent where a fit falls back), so evaluations keep a lambda column for it.
 
     Examples
     --------
@@ -70,6 +100,8 @@ class SelectionResult:
     >>> [r.key for r in result.fit_summary()]
     ['lambda', 'pi0_hat', 'threshold']
     """
+
+    fits_lambda: ClassVar[bool] = False
 
     @property
     def n_selected(self) -> int:
@@ -91,6 +123,18 @@ class SelectionResult:
         """Why the rule fell back to a simpler one, or ``None``."""
         return None
 
+    def step_up_line(self) -> StepUpLine | None:
+        """The single step-up the rule ran (``None`` where it ran none, e.g. per-model BH)."""
+        return None
+
+    def envelope_fit(self):
+        """The alpha-free fit with an envelope and a lambda grid to draw (``None`` where the rule fits none)."""
+        return None
+
+    def model_selections(self) -> np.ndarray | None:
+        """Each model's own selection, shape (n, K), for rules combining per-model selections (else ``None``)."""
+        return None
+
     def fit_notes(self) -> tuple[str, ...]:
         """One-line cautions about the fit (e.g. too few values in an envelope's tail); none by default."""
         return ()
@@ -105,4 +149,4 @@ class SelectionResult:
         return tuple(rows)
 
 
-__all__ = ["FitRow", "SelectionResult", "row"]
+__all__ = ["FitRow", "SelectionResult", "StepUpLine", "row"]

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from ._validation import check_alpha, check_knn, check_lam, check_pvalue_matrix
 from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, fit_from_sorted, fit_lambda_grid
 from .multitest import StepUpResult, step_up_sorted
-from .results import FitRow, SelectionResult, row
+from .results import FitRow, SelectionResult, StepUpLine, row
 
 
 class JECSFallbackWarning(UserWarning):
@@ -117,6 +118,7 @@ class JECSResult(SelectionResult):
     alpha: float
     fit: JECSFit
     step: StepUpResult
+    fits_lambda: ClassVar[bool] = True
 
     @property
     def selected(self) -> np.ndarray:
@@ -149,6 +151,14 @@ class JECSResult(SelectionResult):
 
     def envelope_at(self, x) -> np.ndarray:
         return self.fit.envelope_at(x)
+
+    def step_up_line(self) -> StepUpLine:
+        """Storey-BH on ``p_tilde`` (max-p itself on fallback)."""
+        statistic = "p_max" if self.fallback_to_jmcs else "p_tilde"
+        return StepUpLine(statistic, self.p_tilde, self.r_star, self.threshold, self.pi0_hat)
+
+    def envelope_fit(self) -> JECSFit:
+        return self.fit
 
     def fit_notes(self) -> tuple[str, ...]:
         envelope = self.fit.envelope

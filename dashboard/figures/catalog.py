@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 import plotly.graph_objects as go
 
@@ -19,7 +18,7 @@ from ..explain import ranking
 from ..theme import METHOD_COLORS
 from .envelope import plot_envelope
 from .grid import plot_lambda_grid
-from .maxp import plot_maxp_histogram
+from .maxp import MaxPSource, plot_maxp_histogram
 from .overlap import plot_overlap
 from .stepup import plot_stepup
 
@@ -35,16 +34,16 @@ class FigureSpec:
 def envelope_source(comparison: Comparison, method: str):
     """``(rule name, fit)`` of the envelope to draw: the inspected rule's, else the first rule run that has one."""
     for name in (method, *comparison.methods):
-        fit = getattr(comparison.result(name), "fit", None)
-        if fit is not None and hasattr(fit, "envelope") and hasattr(fit, "grid"):
+        fit = comparison.result(name).envelope_fit()
+        if fit is not None:
             return name, fit
     return None, None
 
 
 def _maxp(comparison: Comparison, method: str):
-    # The λ marked is the inspected rule's own (rules without one get no mark).
-    lam = getattr(comparison.result(method), "lam", None)
-    return plot_maxp_histogram(SimpleNamespace(p_max=comparison.p_max, lam=lam), comparison.contaminated)
+    # The λ marked is the inspected rule's own, its fit row "lambda" (rules without one get no mark).
+    lam = next((row.value for row in comparison.result(method).fit_summary() if row.key == "lambda"), None)
+    return plot_maxp_histogram(MaxPSource(comparison.p_max, lam), comparison.contaminated)
 
 
 def _envelope(comparison: Comparison, method: str):

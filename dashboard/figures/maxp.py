@@ -14,6 +14,14 @@ from ._common import density
 
 
 @dataclass(frozen=True)
+class MaxPSource:
+    """What the histogram draws from: max-p of the test items and the λ to mark (``None``: no mark)."""
+
+    p_max: np.ndarray
+    lam: float | None
+
+
+@dataclass(frozen=True)
 class MaxPHistogram:
     edges: np.ndarray
     all_density: np.ndarray  # all test items; the bars' area is 1
@@ -23,7 +31,7 @@ class MaxPHistogram:
     lam: float | None
 
 
-def _maxp_histogram_data(fit: JECSFit, contaminated=None, bins: int = 40) -> MaxPHistogram:
+def _maxp_histogram_data(fit: JECSFit | MaxPSource, contaminated=None, bins: int = 40) -> MaxPHistogram:
     p = fit.p_max
     edges = np.linspace(0.0, 1.0, bins + 1)
     con = None if contaminated is None else np.asarray(contaminated, dtype=bool)
@@ -37,7 +45,7 @@ def _maxp_histogram_data(fit: JECSFit, contaminated=None, bins: int = 40) -> Max
     )
 
 
-def plot_maxp_histogram(fit: JECSFit, contaminated=None, *, bins: int = 40) -> go.Figure:
+def plot_maxp_histogram(fit: JECSFit | MaxPSource, contaminated=None, *, bins: int = 40) -> go.Figure:
     data = _maxp_histogram_data(fit, contaminated, bins)
     centers = (data.edges[:-1] + data.edges[1:]) / 2
     width = float(data.edges[1] - data.edges[0])

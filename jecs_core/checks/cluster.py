@@ -76,6 +76,10 @@ class ClusterResult(SelectionResult):
     def fit_notes(self):
         return self.result.fit_notes()
 
+    def step_up_line(self):
+        """The rule's step-up, on the clusters (one value per cluster, not per item)."""
+        return self.result.step_up_line()
+
     def __getattr__(self, name: str):
         # Only reached for attributes not set above: the rule's fit (lambda, k_n, threshold, ...).
         return getattr(self.__dict__["result"], name)

@@ -18,14 +18,10 @@ import numpy as np
 from ..conformal import conformal_pvalues
 from ..data import ScoreTable
 from ..metrics import gcp, power
+from ..results import SelectionResult
 from ..rules import REGISTRY
 from .draws import Draws
 from .outcome import Outcome, empty_arrays
-
-
-def _fit_value(fitted, attribute: str) -> float:
-    value = getattr(fitted, attribute, None)
-    return np.nan if value is None else float(value)
 
 
 class _Collector:
@@ -37,10 +33,15 @@ class _Collector:
         self.pi0 = np.full(reps, np.nan)
         self.reports_lambda = self.reports_pi0 = False
 
-    def record_fit(self, r: int, fitted) -> None:
-        self.reports_lambda |= hasattr(fitted, "lam")
-        self.reports_pi0 |= hasattr(fitted, "pi0_hat")
-        self.lam[r], self.pi0[r] = _fit_value(fitted, "lam"), _fit_value(fitted, "pi0_hat")
+    def record_fit(self, r: int, result: SelectionResult) -> None:
+        """The alpha-free fit values of repetition ``r``, read off one of its results: the ``lambda``
+        row of ``fit_summary()`` and ``pi0_hat`` (both ``None`` where the rule has none)."""
+        lam = next((row.value for row in result.fit_summary() if row.key == "lambda"), None)
+        pi0 = result.pi0_hat
+        self.reports_lambda |= result.fits_lambda
+        self.reports_pi0 |= pi0 is not None
+        self.lam[r] = np.nan if lam is None else float(lam)
+        self.pi0[r] = np.nan if pi0 is None else float(pi0)
 
     def outcome(self) -> Outcome:
         return Outcome(self.gcp, self.power, self.n_selected,
@@ -73,9 +74,11 @@ def generic_outcomes(table: ScoreTable, draws: Draws, alphas: Sequence[float],
         hit = contaminated[test_rows]
         for (name, options), out in zip(jobs, collectors):
             fitted = REGISTRY[name].prepare(pvalues, **options)
-            out.record_fit(r, fitted)
             for a, alpha in enumerate(alphas):
-                chosen = np.asarray(fitted.select(alpha).selected, dtype=bool)
+                result = fitted.select(alpha)
+                if a == 0:
+                    out.record_fit(r, result)
+                chosen = np.asarray(result.selected, dtype=bool)
                 out.gcp[a, r] = gcp(chosen, hit)
                 out.power[a, r] = power(chosen, hit)
                 out.n_selected[a, r] = int(chosen.sum())

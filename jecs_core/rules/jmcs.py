@@ -13,7 +13,7 @@ import numpy as np
 
 from .._validation import check_alpha
 from ..multitest import StepUpResult, storey_bh
-from ..results import SelectionResult
+from ..results import SelectionResult, StepUpLine
 from ..selection import max_p
 from .registry import Guarantee, Rule
 
@@ -48,6 +48,10 @@ class JMCSResult(SelectionResult):
     def threshold(self) -> float:
         """Cut-off on max-p, ``alpha r* / n``."""
         return self.step.threshold
+
+    def step_up_line(self) -> StepUpLine:
+        """BH on max-p."""
+        return StepUpLine("p_max", self.p_max, self.step.r_star, self.step.threshold, 1.0)
 
 
 def jmcs(pvalues, *, alpha: float) -> JMCSResult:

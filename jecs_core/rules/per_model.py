@@ -40,6 +40,9 @@ class PerModelResult(SelectionResult):
     def n_selected(self) -> int:
         return int(self.selected.sum())
 
+    def model_selections(self) -> np.ndarray:
+        return self.per_model
+
 
 def _per_model(pvalues, alpha: float, rule: str) -> PerModelResult:
     p = check_pvalue_matrix(pvalues)

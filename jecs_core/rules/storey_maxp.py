@@ -40,13 +40,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import ClassVar
 
 import numpy as np
 
 from .._binomial import binom_pmf, binom_sf  # scipy.stats' kernels, without its import time
 from .._validation import check_alpha, check_fixed_lam, check_pvalue_matrix
 from ..multitest import step_up_sorted
-from ..results import FitRow, SelectionResult
+from ..results import FitRow, SelectionResult, StepUpLine
 from .options import STOREY_LAM
 from .registry import Guarantee, Rule
 
@@ -107,6 +108,7 @@ class StoreyMaxPResult(SelectionResult):
     fit: StoreyMaxPFit
     r_star: int
     selected: np.ndarray
+    fits_lambda: ClassVar[bool] = True
 
     @property
     def n_selected(self) -> int:
@@ -125,6 +127,10 @@ class StoreyMaxPResult(SelectionResult):
 
     def envelope_at(self, x) -> np.ndarray:
         return np.asarray(x, dtype=float)
+
+    def step_up_line(self) -> StepUpLine:
+        """Storey-BH on max-p itself."""
+        return StepUpLine("p_max", self.p_max, self.r_star, self.threshold, self.pi0_hat)
 
     def fit_summary(self) -> tuple[FitRow, ...]:
         """lambda (fixed in advance), pi0_hat, cut-off."""

@@ -47,11 +47,12 @@ Example
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from .._validation import check_alpha, check_fixed_lam, check_lam, check_pvalue_matrix
-from ..results import FitRow, SelectionResult
+from ..results import FitRow, SelectionResult, StepUpLine
 from .options import Option
 from .registry import Guarantee, Rule
 
@@ -101,6 +102,7 @@ class WindowedResult(SelectionResult):
     fit: WindowedFit
     r_star: int
     selected: np.ndarray
+    fits_lambda: ClassVar[bool] = True
 
     @property
     def n_selected(self) -> int:
@@ -124,6 +126,10 @@ class WindowedResult(SelectionResult):
 
     def envelope_at(self, x) -> np.ndarray:
         return self.fit.envelope_at(x)
+
+    def step_up_line(self) -> StepUpLine:
+        """Storey-BH on the transformed values ``p_tilde``."""
+        return StepUpLine("p_tilde", self.p_tilde, self.r_star, self.threshold, self.pi0_hat)
 
     def fit_summary(self) -> tuple[FitRow, ...]:
         """lambda (fixed in advance), pi0_hat, cut-off."""
