@@ -81,7 +81,7 @@ class GranularityPoint:
 
 
 def granularity_point(*, calibration_size: int, n_items: int = 500, n_models: int = 4, share: float = 0.3,
-                      mu: float = 3.0, delta: float = 0.1, alpha: float = 0.1, reps: int = 10,
+                      mu: float = 3.0, delta: float = 0.1, alpha: float = 0.1, reps: int = 20,
                       seed: int = 0) -> GranularityPoint:
     """Bounds of the default rule's set at ``alpha`` on ``reps`` fresh tables with ``m`` calibration rows.
 

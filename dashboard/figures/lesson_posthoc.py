@@ -45,6 +45,12 @@ def _looking_data(data: LookingLesson) -> dict:
     }
 
 
+def _top(d: dict) -> float:
+    """Upper end of the y axis: a little above the highest point drawn, at most 1."""
+    highest = max(float(np.max(d[key], initial=0.0)) for key in ("fixed_y", "worst_y", "worst_bound", "mean_bound"))
+    return min(1.02, max(0.1, 1.1 * highest))
+
+
 def plot_looking(data: LookingLesson) -> go.Figure:
     """Realized contamination per table at a fixed alpha and at the unluckiest alpha, with the bound."""
     d = _looking_data(data)
@@ -68,7 +74,7 @@ def plot_looking(data: LookingLesson) -> go.Figure:
     ]
     spec = _lesson_layout(title=f"Realized contamination on {data.reps} fresh tables, fixed vs. picked after looking",
                           xaxis={"title": {"text": "α reported"}, "range": [0, float(d["alphas"].max()) + 0.01]},
-                          yaxis={"title": {"text": "share of the kept set that is contaminated"}, "range": [0, 1.02]})
+                          yaxis={"title": {"text": "share of the kept set that is contaminated"}, "range": [0, _top(d)]})
     return figure(traces, spec)
 
 
@@ -100,7 +106,7 @@ def plot_granularity(data: GranularityLesson) -> go.Figure:
     ]
     spec = _lesson_layout(
         title=f"Post-hoc bound of the default rule's set (α = {data.alpha:g}) against calibration size",
-        xaxis={"title": {"text": "calibration rows m"}, "type": "log"},
+        xaxis={"title": {"text": "calibration rows m"}, "type": "log", "tickvals": d["m"], "ticktext": [f"{m:.0f}" for m in d["m"]]},
         yaxis={"title": {"text": "share of the set (bound / |S|)"}, "range": [0, 1.02]},
         shapes=[{"type": "line", "x0": d["chosen"], "x1": d["chosen"], "y0": 0, "y1": 1, "yref": "paper",
                  "line": {"color": WARNING_COLOR, "dash": "dot", "width": 1.5}}],
