@@ -51,11 +51,9 @@ def shift_inputs(table: ScoreTable):
     Covariates are the table's ``x_<name>`` columns; texts are the ``text`` column when both
     splits carry it.
     """
-    names = tuple(getattr(table, "covariate_names", ()) or ())
-    test_X = getattr(table, "covariates", None)
-    cal_X = getattr(table, "calibration_covariates", None)
-    test_extra = getattr(table, "test_extra", pd.DataFrame())
-    cal_extra = getattr(table, "calibration_extra", pd.DataFrame())
+    names = table.covariate_names
+    test_X, cal_X = table.covariates, table.calibration_covariates
+    test_extra, cal_extra = table.test_extra, table.calibration_extra
     has_text = "text" in test_extra.columns and "text" in cal_extra.columns
     if not names and not has_text:
         return None

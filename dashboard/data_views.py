@@ -27,10 +27,7 @@ def score_label(name: str) -> str:
 
 def contract_warnings(table: ScoreTable) -> None:
     """The data contract's warnings at the current α (e.g. a calibration set too small to reach it)."""
-    warn = getattr(table, "warnings", None)
-    if warn is None:
-        return
-    for line in warn(float(st.session_state.get(state.ALPHA, 0.1))):
+    for line in table.warnings(float(st.session_state.get(state.ALPHA, 0.1))):
         st.warning(escape(line), icon=":material/warning:")
     from jecs_core.checks import score_direction
 

@@ -68,5 +68,5 @@ def json_bytes(table: ScoreTable, comparison: Comparison, method: str, *, option
 
         # The diagnostics judge the paper's JECS: they take its options, never another rule's (or --cluster).
         found = audit_diagnostics_or_none(table, alpha=comparison.alpha, **get_rule("jecs").accepted(options or {}))
-        record = found.to_dict() if found is not None and callable(getattr(found, "to_dict", None)) else None
+        record = None if found is None else found.to_dict()
     return export_files(table, comparison, method, options=options, diagnostics=record, post_hoc=post_hoc)[1]

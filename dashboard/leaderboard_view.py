@@ -206,8 +206,8 @@ def summary_cards(board) -> None:
 
 def pairwise_section(board) -> None:
     """The pairwise comparisons on the clean subset (paired on the shared items, multiplicity-adjusted)."""
-    pairs = getattr(board, "pairwise", None)
-    if not isinstance(pairs, pd.DataFrame) or pairs.empty:
+    pairs = board.pairwise
+    if pairs.empty:
         return
     with st.expander("Which rank differences on the clean subset are significant?"):
         st.caption("Each pair of models compared on the same clean items; the p-values are adjusted for "

@@ -155,16 +155,10 @@ def diagnostics_section(data_key: str, table: ScoreTable, alpha: float, settings
 
     found = compute.diagnostics(data_key, alpha, settings, table)
     if found is None:
-        st.info("This jecs_core release has no audit diagnostics.")
+        st.info("The table is too small for the label-free audit diagnostics.")
         return
     with st.container(border=True, key="diagnostics"):
-        verdict = getattr(found, "verdict", None)
-        if verdict:
-            (st.success if getattr(found, "jecs_safe", None) else st.warning)(verdict)
-        for flag in getattr(found, "flags", ()) or ():
+        (st.success if found.jecs_safe else st.warning)(found.verdict)
+        for flag in found.flags:
             st.warning(str(flag), icon=":material/warning:")
-        lines = found.lines() if callable(getattr(found, "lines", None)) else None
-        if lines:
-            st.text("\n".join(lines))
-        else:
-            st.json(found.to_dict() if callable(getattr(found, "to_dict", None)) else str(found), expanded=False)
+        st.text("\n".join(found.lines()))

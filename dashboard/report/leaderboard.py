@@ -36,15 +36,15 @@ def _grid(frame: pd.DataFrame) -> str:
 
 def leaderboard_section(board, *, include_plotlyjs: bool | str = False) -> str:
     """The section's HTML: the introduction, the figure, the table and the significant rank differences."""
-    metric = str(getattr(board, "metric", None) or "accuracy")
+    metric = board.metric
     frame = board.frame.sort_values(["rank_clean", "rank_all"], kind="stable")
     fig = plot_leaderboard(board.frame, metric=metric)
     div = fig.to_html(full_html=False, include_plotlyjs=include_plotlyjs, div_id="fig-leaderboard",
                       config={"displaylogo": False, "responsive": True})
     parts = [f"<p>{_e(INTRO)}</p>", f"<section class='figure' data-figure='leaderboard'>{div}</section>",
              _grid(frame)]
-    pairs = getattr(board, "pairwise", None)
-    if isinstance(pairs, pd.DataFrame) and not pairs.empty:
+    pairs = board.pairwise
+    if not pairs.empty:
         parts.append("<h3>Rank differences on the clean subset</h3>")
         parts.append(_grid(pairs))
     return "\n".join(parts)

@@ -42,7 +42,7 @@ def covariate_columns(table, covariates) -> tuple[tuple[str, ...], np.ndarray, n
     ValueError
         Naming the unknown covariate(s) and the ones the table has.
     """
-    have = tuple(getattr(table, "covariate_names", ()) or ())
+    have = table.covariate_names
     if isinstance(covariates, str) and covariates == "all":
         wanted = have
     elif isinstance(covariates, str) or not isinstance(covariates, Sequence):
@@ -62,9 +62,8 @@ def covariate_columns(table, covariates) -> tuple[tuple[str, ...], np.ndarray, n
 
 def table_texts(table):
     """``(test_text, cal_text)`` when both splits carry a ``text`` column, else ``(None, None)``."""
-    test_extra = getattr(table, "test_extra", None)
-    cal_extra = getattr(table, "calibration_extra", None)
-    if test_extra is None or cal_extra is None or "text" not in test_extra or "text" not in cal_extra:
+    test_extra, cal_extra = table.test_extra, table.calibration_extra
+    if "text" not in test_extra or "text" not in cal_extra:
         return None, None
     return list(test_extra["text"]), list(cal_extra["text"])
 
@@ -108,7 +107,7 @@ def table_shift_check(table, *, covariates="all", use_text: bool = True, n_permu
         Seed of the folds and permutations (the check is reproducible by default).
     """
     test_text, cal_text = table_texts(table) if use_text else (None, None)
-    no_covariates = covariates is None or (covariates == "all" and not getattr(table, "covariate_names", ()))
+    no_covariates = covariates is None or (isinstance(covariates, str) and covariates == "all" and not table.covariate_names)
     if no_covariates:
         names, test_X, cal_X = None, None, None
     else:
