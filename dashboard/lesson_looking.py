@@ -231,6 +231,10 @@ def looking_lesson(*, n_items: int = 500, n_models: int = 4, share: float = 0.3,
         for col, level in enumerate(grid):
             mask = np.asarray(prepared.select(float(level)).selected, dtype=bool)
             sizes[row, col] = np.count_nonzero(mask)
+            if col and sizes[row, col] == sizes[row, col - 1]:
+                # The rule's sets are nested in alpha, so the same size is the same set.
+                bad[row, col], bounds[row, col] = bad[row, col - 1], bounds[row, col - 1]
+                continue
             bad[row, col] = np.count_nonzero(mask & contaminated)
             bounds[row, col] = fit.bound(mask)
     return LookingLesson(grid, float(alpha), sizes, bad, bounds, float(delta), int(n_items), int(n_models), m,
