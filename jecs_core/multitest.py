@@ -61,6 +61,36 @@ def step_up_sorted(sorted_values: np.ndarray, alpha: float, pi0: float) -> int:
     return int(passing[-1] + 1) if passing.size else 0
 
 
+def step_up_mask(values, sorted_values, r_star: int) -> np.ndarray:
+    """The items a step-up keeps once ``r*`` is known: those at or below the ``r*``-th smallest value.
+
+    Items tied with ``p_(r*)`` all pass; anything above it failed its own step.  Every step-up
+    rule (BH, Storey-BH, the paper's JECS, storey-maxp, windowed JECS) selects through this.
+
+    Parameters
+    ----------
+    values : array_like, shape (n,)
+        The ranked statistic, in item order.
+    sorted_values : numpy.ndarray, shape (>= r*,)
+        The same values sorted ascending (or the smallest of them, at least ``r*``).
+    r_star : int
+        How many items the step-up keeps; 0 keeps none.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n,)
+
+    Examples
+    --------
+    >>> step_up_mask([0.3, 0.01, 0.2, 0.01], [0.01, 0.01, 0.2, 0.3], 2).tolist()
+    [False, True, False, True]
+    """
+    values = np.asarray(values)
+    if r_star == 0:
+        return np.zeros(values.shape, dtype=bool)
+    return values <= sorted_values[r_star - 1]
+
+
 def storey_bh(pvalues, *, alpha: float, pi0: float = 1.0, sorted_values: np.ndarray | None = None) -> StepUpResult:
     """Storey-BH (adaptive BH) selection at level ``alpha`` with null proportion ``pi0``.
 
@@ -88,9 +118,7 @@ def storey_bh(pvalues, *, alpha: float, pi0: float = 1.0, sorted_values: np.ndar
     if r_star == 0:
         return StepUpResult(np.zeros(n, dtype=bool), 0, 0.0, alpha, pi0)
     threshold = alpha * r_star / (pi0 * n)
-    # Items tied with p_(r*) all pass; anything above it failed its own step.
-    selected = values <= ordered[r_star - 1]
-    return StepUpResult(selected, r_star, float(threshold), alpha, pi0)
+    return StepUpResult(step_up_mask(values, ordered, r_star), r_star, float(threshold), alpha, pi0)
 
 
 def benjamini_hochberg(pvalues, *, alpha: float) -> StepUpResult:
@@ -184,5 +212,5 @@ def column_step_up(pvalues: np.ndarray, *, alpha: float, pi0: float = 1.0) -> np
         ranks = np.arange(1, candidates.size + 1)
         passing = np.flatnonzero(candidates <= alpha * ranks / (pi0 * n))
         if passing.size:
-            chosen[:, k] = column <= candidates[passing[-1]]
+            chosen[:, k] = step_up_mask(column, candidates, int(passing[-1]) + 1)
     return chosen

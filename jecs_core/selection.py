@@ -16,7 +16,7 @@ import numpy as np
 
 from ._validation import check_alpha, check_knn, check_lam, check_pvalue_matrix
 from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, fit_from_sorted, fit_lambda_grid
-from .multitest import StepUpResult, step_up_sorted
+from .multitest import StepUpResult, step_up_mask, step_up_sorted
 from .results import FitRow, SelectionResult, StepUpLine, row
 
 
@@ -96,7 +96,7 @@ class JECSFit:
         if r_star == 0:
             step = StepUpResult(np.zeros(n, dtype=bool), 0, 0.0, alpha, self.pi0_hat)
         else:
-            selected = self.p_tilde <= self.sorted_p_tilde[r_star - 1]
+            selected = step_up_mask(self.p_tilde, self.sorted_p_tilde, r_star)
             step = StepUpResult(selected, r_star, alpha * r_star / (self.pi0_hat * n), alpha, self.pi0_hat)
         return JECSResult(alpha=alpha, fit=self, step=step)
 

@@ -46,7 +46,7 @@ import numpy as np
 
 from .._binomial import binom_pmf, binom_sf  # scipy.stats' kernels, without its import time
 from .._validation import check_alpha, check_fixed_lam, check_pvalue_matrix
-from ..multitest import step_up_sorted
+from ..multitest import step_up_mask, step_up_sorted
 from ..results import FitRow, SelectionResult, StepUpLine
 from .options import STOREY_LAM
 from .registry import Guarantee, Rule
@@ -155,9 +155,7 @@ class StoreyMaxPFit:
             # 1/(m+1) > alpha): the adaptive lift alone must not carry a selection.  Selecting
             # nothing here only removes selections, so the guarantee is untouched.
             r_star = 0
-        if r_star == 0:
-            return StoreyMaxPResult(alpha, self, 0, np.zeros(self.p_max.shape[0], dtype=bool))
-        return StoreyMaxPResult(alpha, self, r_star, self.p_max <= self.sorted_p_max[r_star - 1])
+        return StoreyMaxPResult(alpha, self, r_star, step_up_mask(self.p_max, self.sorted_p_max, r_star))
 
 
 def fit_storey_maxp(pvalues, *, lam=DEFAULT_LAMBDA) -> StoreyMaxPFit:

@@ -52,6 +52,7 @@ from typing import ClassVar
 import numpy as np
 
 from .._validation import check_alpha, check_fixed_lam, check_lam, check_pvalue_matrix
+from ..multitest import step_up_mask
 from ..results import FitRow, SelectionResult, StepUpLine
 from .options import Option
 from .registry import Guarantee, Rule
@@ -200,10 +201,7 @@ class WindowedFit:
         cuts = np.minimum(self.lam, alpha * np.arange(1, n + 1) * self.v)
         passing = np.flatnonzero(ordered <= cuts)
         r_star = int(passing[-1] + 1) if passing.size else 0
-        if r_star == 0:
-            return WindowedResult(alpha, self, 0, np.zeros(n, dtype=bool))
-        selected = self.p_max <= ordered[r_star - 1]
-        return WindowedResult(alpha, self, r_star, selected)
+        return WindowedResult(alpha, self, r_star, step_up_mask(self.p_max, ordered, r_star))
 
 
 def fit_windowed(pvalues, *, lam=DEFAULT_LAMBDA) -> WindowedFit:

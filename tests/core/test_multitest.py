@@ -116,3 +116,34 @@ def test_adjusted_values_agree_with_selection(p, alpha, pi0):
     clear = np.abs(q - alpha) > 1e-9
     np.testing.assert_array_equal(selected[clear], (q <= alpha)[clear])
     assert np.all((q >= 0) & (q <= 1))
+
+
+def test_step_up_mask_reference():
+    from jecs_core.multitest import step_up_mask
+
+    values = np.array([0.3, 0.01, 0.2, 0.01, 0.2])
+    ordered = np.sort(values)
+    assert step_up_mask(values, ordered, 0).tolist() == [False] * 5
+    assert step_up_mask(values, ordered, 1).tolist() == [False, True, False, True, False]  # ties pass together
+    assert step_up_mask(values, ordered, 3).tolist() == [False, True, True, True, True]
+    assert step_up_mask(values, ordered, 5).all()
+
+
+@given(pvalue_arrays, st.data())
+def test_step_up_mask_keeps_exactly_the_values_at_or_below_the_r_th(p, data):
+    from jecs_core.multitest import step_up_mask
+
+    r_star = data.draw(st.integers(0, p.size))
+    chosen = step_up_mask(p, np.sort(p), r_star)
+    # A loop over the items: kept when the r*-th smallest value is not below it.
+    expected = [r_star > 0 and v <= sorted(p)[r_star - 1] for v in p]
+    assert chosen.tolist() == expected
+    assert chosen.sum() >= r_star
+
+
+@given(pvalue_arrays, alphas)
+def test_storey_bh_selects_through_step_up_mask(p, alpha):
+    from jecs_core.multitest import step_up_mask
+
+    found = storey_bh(p, alpha=alpha)
+    assert np.array_equal(found.selected, step_up_mask(p, np.sort(p), found.r_star))
