@@ -46,7 +46,6 @@ PAGES = {
     ],
 }
 
-freeze_imported_modules()  # once per process: keeps Streamlit's per-run gc.collect(2) cheap
 state.init_session()
 ui.inject_css()
 navigation = st.navigation(PAGES)
@@ -60,3 +59,7 @@ finally:
     with sidebar_slot:
         ui.sidebar_dataset()
     state.sync_url()
+# Once per process, after a page is drawn to its end (not on a run that forwards or stops): importing
+# every dashboard module first would delay a fresh server's first paint. Keeps Streamlit's per-run
+# gc.collect(2) cheap afterwards.
+freeze_imported_modules()

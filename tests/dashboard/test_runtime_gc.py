@@ -35,9 +35,11 @@ def test_freezes_once_and_leaves_only_new_objects_to_the_collector():
     assert torch == "False"  # the scoring engine stays a lazy import
 
 
-def test_the_frame_calls_it_before_the_pages_run():
+def test_the_frame_calls_it_after_the_page_is_drawn():
+    # After the page (a fresh server paints first), outside the try/finally (a forwarding run skips it).
     frame = (ROOT / "app.py").read_text()
-    assert frame.index("freeze_imported_modules()") < frame.index("navigation.run()")
+    call = frame.index("\nfreeze_imported_modules()")
+    assert call > frame.index("navigation.run()") and call > frame.index("finally:")
 
 
 LATE = textwrap.dedent("""
