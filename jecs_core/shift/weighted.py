@@ -136,6 +136,9 @@ def weighted_pvalues(test_scores, cal_scores, *, test_weights, cal_weights,
     tw, cw = tw / top, cw / top
     uniforms = rng.random(test.shape) if rng is not None else None
     out = np.empty(test.shape)
+    # Its own loop, not jecs_core.conformal_pvalues: each test score needs the calibration
+    # *weight* at or below it (a cumulative sum over the sorted column), where the plain
+    # p-value needs a count.  Equal weights give conformal_pvalues bit for bit (tested).
     for k in range(test.shape[1]):
         order = np.argsort(cal[:, k], kind="stable")
         ref = cal[order, k]
@@ -153,8 +156,10 @@ def weighted_pvalues(test_scores, cal_scores, *, test_weights, cal_weights,
 def plain_pvalues(test_scores, cal_scores, *, rng: np.random.Generator | None = None) -> np.ndarray:
     """Unweighted conformal p-values: :func:`weighted_pvalues` with unit weights.
 
-    Bit for bit :func:`jecs_core.conformal_pvalues` (a test holds this); kept here so
-    that this package does not import the module whose ``table_pvalues`` calls it.
+    Bit for bit :func:`jecs_core.conformal_pvalues` (a test holds this).  It does not call
+    that function because :func:`jecs_core.table_pvalues`, in the same module, calls this
+    package: importing it from here would make an import cycle.  Moving ``conformal_pvalues``
+    to a module below both would let this become a plain call.
     """
     test, cal = as_scores(test_scores, "test_scores"), as_scores(cal_scores, "cal_scores")
     return weighted_pvalues(test, cal, test_weights=np.ones(len(test)), cal_weights=np.ones(len(cal)), rng=rng)
