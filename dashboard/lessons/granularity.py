@@ -47,8 +47,8 @@ same set, because closed testing first asks how many items look contaminated at 
 
 {found}
 
-Move m: the template's floor falls as `n/(δ(m+1))`, and every bound tightens until the floor no
-longer matters; none of them reaches the truth, because a bound that holds for every set at once is
+Move m: the template's floor falls as `n/(δ(m+1))`, and every bound tightens until the floor is
+small beside the set; none of them reaches the truth, because a bound that holds for every set at once is
 paid for in width.
 """
 

@@ -49,6 +49,10 @@ def looking_text(data: LookingLesson) -> str:
     str
         Markdown.
     """
+    if not data.n_selected.any():
+        return (f"On these {data.reps} fresh audits (K = {data.n_models}, signal μ = {data.mu:g}) the default rule keeps "
+                "nothing at any α of the slider, so there is nothing to pick and nothing to bound: raise the signal "
+                "or lower K.")
     fixed, most, worst = (data.summary(key) for key in STRATEGIES)
     fixed_index = int(data.picked("fixed")[0])
     misses = int(data.misses.sum())

@@ -17,6 +17,8 @@ from dashboard.lesson_looking import (
     per_model_rate,
     simulate_audit,
 )
+from dashboard.lessons.granularity import granularity_text
+from dashboard.lessons.looking import looking_text, strategy_table
 from jecs_core.posthoc import fit_post_hoc, simes_template_bound
 from jecs_core.simulate import paper_synthetic
 
@@ -160,3 +162,20 @@ def test_bad_arguments_name_themselves(kwargs, name):
         looking_lesson(**{**SMALL, "reps": 1, **kwargs})
     with pytest.raises(ValueError, match="calibration_size"):
         granularity_point(calibration_size=0)
+
+
+def test_texts_carry_the_numbers_and_survive_empty_selections(small):
+    text = looking_text(small)
+    assert f"on\n{int(small.misses.sum())} of {small.reps} tables" in text
+    assert f"{small.summary('unluckiest')['share_above']:.1%} of the tables then" in text
+    table = strategy_table(small)
+    assert list(table["mean α reported"]) == [f"{small.summary(k)['mean_alpha']:.3f}" for k in STRATEGIES]
+    nothing = looking_lesson(n_items=100, n_models=16, mu=1.0, reps=2)
+    assert not nothing.n_selected.any() and "keeps nothing at any α" in looking_text(nothing)
+    point = granularity_point(calibration_size=10, n_items=100, n_models=16, mu=1.0, reps=2)
+    assert point.tables == 0 and np.isnan(point.shipped)
+    lesson = granularity_lesson([point], chosen=10, n_items=100, delta=0.1, alpha=0.1)
+    assert "keeps nothing on these audits" in granularity_text(lesson)
+    assert "first **90** thresholds" in granularity_text(lesson)
+    plot_granularity(lesson)
+    plot_looking(nothing)
