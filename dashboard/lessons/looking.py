@@ -5,6 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from jecs_core.posthoc import post_hoc_line
+
 from .. import lesson_cache
 from ..figures.lesson_posthoc import plot_looking
 from ..lesson_looking import STRATEGIES, LookingLesson
@@ -56,6 +58,7 @@ def looking_text(data: LookingLesson) -> str:
     fixed, most, worst = (data.summary(key) for key in STRATEGIES)
     fixed_index = int(data.picked("fixed")[0])
     misses = int(data.misses.sum())
+    example = post_hoc_line(int(data.bound[0, fixed_index]), int(data.n_selected[0, fixed_index]), delta=data.delta)
     allowed = data.delta * data.reps
     worst_mean = (f"and its mean realized contamination ({worst['mean_fdp']:.3f}) is above the mean α it reports "
                   f"({worst['mean_alpha']:.3f})" if worst["mean_fdp"] > worst["mean_alpha"] else
@@ -64,7 +67,7 @@ def looking_text(data: LookingLesson) -> str:
     verdict = ("within that" if misses <= allowed else "above that, which a few hundred tables can show by chance; "
                "docs/VALIDITY.md measures it on thousands")
     return f"""
-Every guarantee on the Select page holds for an α fixed **before** the results are seen. Dragging
+A rule's guarantee ("controls the GCR" on its card) holds for an α fixed **before** the results are seen. Dragging
 the slider and keeping the α where the subset looks best is another procedure, and the fixed-α
 guarantee says nothing about it. Here {data.reps} fresh audits ({data.n_items} test items,
 {data.calibration_size} calibration rows, K = {data.n_models}, {data.share:.0%} contaminated, signal μ = {data.mu:g})
@@ -83,8 +86,8 @@ each go through the default rule at every α of the slider, with the labels know
 {misses} of {data.reps} tables some set on the α path holds more contaminated items than its bound
 (δ = {data.delta:g} allows up to {allowed:.0f} of {data.reps}: {verdict}). The price is width: at
 α = {data.alpha:g} the bound is on average {data.bound_fdp[:, fixed_index].mean():.1%} of the set, against a true
-{fixed['mean_fdp']:.1%}. Report it as the CLI and the cards do: *picked after looking: with
-{1 - data.delta:.0%} confidence at most X of these N items are contaminated*.
+{fixed['mean_fdp']:.1%}. Report it as the CLI and the cards do; for the first table at α = {data.alpha:g}:
+*{example}*.
 """
 
 

@@ -19,7 +19,7 @@ from dashboard.lesson_looking import (
 )
 from dashboard.lessons.granularity import granularity_text
 from dashboard.lessons.looking import looking_text, strategy_table
-from jecs_core.posthoc import fit_post_hoc, simes_template_bound
+from jecs_core.posthoc import fit_post_hoc, post_hoc_line, simes_template_bound
 from jecs_core.simulate import paper_synthetic
 
 SMALL = dict(n_items=120, n_models=2, share=0.4, mu=2.5, delta=0.1, alpha=0.1, reps=6, seed=3)
@@ -168,6 +168,8 @@ def test_texts_carry_the_numbers_and_survive_empty_selections(small):
     text = looking_text(small)
     assert f"on\n{int(small.misses.sum())} of {small.reps} tables" in text
     assert f"{small.summary('unluckiest')['share_above']:.1%} of the tables then" in text
+    first = small.picked("fixed")[0]
+    assert post_hoc_line(int(small.bound[0, first]), int(small.n_selected[0, first]), delta=0.1) in text
     table = strategy_table(small)
     assert list(table["mean α reported"]) == [f"{small.summary(k)['mean_alpha']:.3f}" for k in STRATEGIES]
     nothing = looking_lesson(n_items=100, n_models=16, mu=1.0, reps=2)
