@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from jecs_core.formats import JSONL_SUFFIXES, suffix
 from jecs_core.leaderboard import ResultsTable, load_results_bytes
 from jecs_core.leaderboard.lmeval import parse_samples_lines, samples_table
 
@@ -93,7 +94,7 @@ def _received(uploaded) -> ResultsFile | None:
     files = files or [(f.name, f.getvalue()) for f in (uploaded or [])]
     if not files:
         return None
-    logs = [(str(n), bytes(d)) for n, d in files if str(n).lower().endswith(".jsonl")]
+    logs = [(str(n), bytes(d)) for n, d in files if suffix(n) in JSONL_SUFFIXES]
     if not logs:
         if len(files) > 1:
             raise ValueError(f"{len(files)} result tables uploaded; upload one table (or lm-eval sample logs only)")

@@ -20,13 +20,14 @@ import numpy as np
 import pandas as pd
 
 from jecs_core import ScoreTable, table_from_frame
+from jecs_core.formats import TABLE_SUFFIXES
 from jecs_core.io import read_table_bytes
 
 from .runtime_gc import freeze_late_imports
 from .settings import OperatorSettings, resolve_path
 
 EXAMPLE_TEXTS = Path(__file__).resolve().parents[1] / "sample_data" / "texts_example.csv"
-TEXT_SUFFIXES = (".csv", ".parquet", ".pq")
+TEXT_SUFFIXES = TABLE_SUFFIXES
 
 
 def scoring_available() -> str | None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from pathlib import PurePath
 
 from jecs_core import ScoreTable, ScoreTableError, table_from_frame
+from jecs_core.formats import table_kind
 from jecs_core.io import read_table_bytes
 
 # Used when Streamlit's ``server.maxUploadSize`` (in MB, see .streamlit/config.toml) is not available.
@@ -75,7 +75,7 @@ def parse_upload(
 
 
 def _looks_semicolon_separated(name: str, data: bytes) -> bool:
-    if PurePath(name).suffix.lower() not in (".csv", ".txt", ""):
+    if table_kind(name) != "csv":
         return False
     first = data[:4096].split(b"\n", 1)[0]
     return first.count(b";") > 0 and first.count(b";") > first.count(b",")

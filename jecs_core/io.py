@@ -21,7 +21,7 @@ import hashlib
 import io
 import stat
 import warnings
-from pathlib import Path, PurePath
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -35,14 +35,13 @@ from ._writers import (  # noqa: F401  (re-exported: io is the one place to impo
     write_files_atomic,
     write_table,
 )
+from .formats import suffix, table_kind
 
 # The long layout of a score table (one row per item and model; see jecs_core.data).
 LONG_TABLE_COLUMNS = ("item_id", "split", "model", "score")
 # The "all scores" table the scoring engine writes: every detection score of every model.
 ALL_SCORES_COLUMNS = ("item_id", "model", "score_name", "value")
 
-CSV_SUFFIXES = (".csv",)
-PARQUET_SUFFIXES = (".parquet", ".pq")
 # Pandas' default NA strings; item_id is read without them so an id such as "NA" or "null" stays an id.
 _NA_STRINGS = sorted(pd._libs.parsers.STR_NA_VALUES)
 
@@ -185,12 +184,10 @@ def _read_parquet(handle, source: str) -> pd.DataFrame:
 
 
 def _kind(name: str, source: str) -> str:
-    suffix = PurePath(name).suffix.lower()
-    if suffix in CSV_SUFFIXES or suffix in (".txt", ""):
-        return "csv"
-    if suffix in PARQUET_SUFFIXES:
-        return "parquet"
-    raise ScoreTableError(f"{source}: unsupported file type '{suffix}', expected .csv or .parquet")
+    kind = table_kind(name)
+    if kind is None:
+        raise ScoreTableError(f"{source}: unsupported file type '{suffix(name)}', expected .csv or .parquet")
+    return kind
 
 
 def read_table(path: str | Path, *, text_columns=("item_id",)) -> pd.DataFrame:

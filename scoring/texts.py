@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from jecs_core.data import ScoreTableError
+from jecs_core.formats import TABLE_SUFFIXES
 from jecs_core.io import read_table
 
 REQUIRED_COLUMNS = ("item_id", "split", "text")
@@ -36,7 +37,7 @@ def read_texts(path: str | Path) -> pd.DataFrame:
     """
     p = Path(path)
     if p.is_dir():
-        shards = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in (".csv", ".parquet", ".pq"))
+        shards = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in TABLE_SUFFIXES)
         if not shards:
             raise ValueError(f"texts directory {str(p)!r} holds no .csv or .parquet shards")
         frame = pd.concat([_read_file(f) for f in shards], ignore_index=True)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..formats import JSONL_SUFFIXES
 from ..io import parse_name_path
 from .lmeval import parse_samples_lines, read_samples, samples_table
 from .results import ResultsTable, check_metric, read_results_bytes, read_results_file
 
-SAMPLE_SUFFIXES = (".jsonl",)
+SAMPLE_SUFFIXES = JSONL_SUFFIXES  # per-sample lm-eval logs
 
 
 def _is_spec(item) -> bool:
