@@ -12,9 +12,12 @@ turned into text by Arrow's C++ kernels and the rows are joined by Arrow too:
 * text quoted exactly when Python's ``csv`` module (``QUOTE_MINIMAL``, as pandas calls it) quotes
   it: a comma, a double quote or a newline (and a carriage return on Pythons that quote it).
 
+Rows are formatted, joined and written a block at a time (:func:`write_columns` also takes a
+mapping of arrays, so an export needs no DataFrame): the text in memory is one block's, not the file's.
+
 Any other column type (dates, categories, mixed objects, float32, ...) makes :func:`write_csv`
 fall back to ``DataFrame.to_csv`` for the whole frame, so the bytes never differ from pandas';
-``tests/hostile/test_hostile_export.py`` compares the two on awkward frames.
+``tests/hostile/test_hostile_fuzz.py`` compares the two on awkward frames.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pandas as pd
 
-_ROWS_PER_CHUNK = 200_000  # bounds the memory of one joined chunk
+_ROWS_PER_CHUNK = 65_536  # rows formatted and joined at a time: bounds the text held in memory
 
 
 def _lit(text: str):
@@ -52,17 +55,16 @@ class _Unsupported(Exception):
     """A column the fast path does not format exactly like pandas."""
 
 
-def _float_text(values: np.ndarray):
-    """Format each distinct value once when values repeat (conformal p-values take at most m+1 values)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if len(values) > 1000 and not (np.signbit(values) & (values == 0)).any():  # unique() would merge -0.0 into 0.0
-        # A hash pass (factorize) finds the distinct values without np.unique's sort of n values.
-        inverse, distinct = pd.factorize(values, use_na_sentinel=False)
-        if len(distinct) <= len(values) // 2:
-            return pc.take(_float_text_each(np.asarray(distinct, dtype=np.float64)), pa.array(inverse))
-    return _float_text_each(values)
+def _float_plan(values: np.ndarray):
+    """Each distinct value's text and every row's index into it, when values repeat (conformal p-values
+    take at most m+1 values); ``None`` when formatting each value is as cheap."""
+    if len(values) <= 1000 or (np.signbit(values) & (values == 0)).any():  # unique() would merge -0.0 into 0.0
+        return None
+    # A hash pass (factorize) finds the distinct values without np.unique's sort of n values.
+    inverse, distinct = pd.factorize(values, use_na_sentinel=False)
+    if len(distinct) > len(values) // 2:
+        return None
+    return _float_text_each(np.asarray(distinct, dtype=np.float64)), inverse.astype(np.int32, copy=False)
 
 
 def _float_text_each(values: np.ndarray):
@@ -101,20 +103,25 @@ def _text_column(series: pd.Series):
     return pc.if_else(needs_quotes, quoted, text)
 
 
-def _column_text(series: pd.Series):
-    """The column's cells as an Arrow string array (missing -> empty), or raise ``_Unsupported``."""
+def _column_text(series: pd.Series, plan=None, rows: slice = slice(None)):
+    """The cells ``rows`` of the column as an Arrow string array (missing -> empty), or raise ``_Unsupported``.
+
+    ``plan`` is the column's :func:`_float_plan` (float64 columns): the rows' texts are taken from it.
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
     dtype = series.dtype
-    if dtype == np.float64:
-        text = _float_text(series.to_numpy())
+    if plan is not None:
+        text = pc.take(plan[0], pa.array(plan[1][rows]))
+    elif dtype == np.float64:
+        text = _float_text_each(series.to_numpy()[rows])
     elif dtype.kind in "iu" and isinstance(dtype, np.dtype):
-        text = pc.cast(pa.array(series.to_numpy()), pa.string())
+        text = pc.cast(pa.array(series.to_numpy()[rows]), pa.string())
     elif dtype == np.bool_:
-        text = pc.if_else(pa.array(series.to_numpy()), _lit("True"), _lit("False"))
+        text = pc.if_else(pa.array(series.to_numpy()[rows]), _lit("True"), _lit("False"))
     elif pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
-        text = _text_column(series)
+        text = _text_column(series.iloc[rows])
     else:
         raise _Unsupported
     if isinstance(text, pa.ChunkedArray):  # Arrow-backed pandas columns come chunked; rows need one buffer
@@ -128,19 +135,17 @@ def _header_line(columns) -> str:
     return buffer.getvalue()
 
 
-def _write_rows(handle, texts: list, n_rows: int) -> None:
+def _write_rows(handle, texts: list) -> None:
     import pyarrow.compute as pc
 
-    for start in range(0, n_rows, _ROWS_PER_CHUNK):
-        parts = [t.slice(start, _ROWS_PER_CHUNK) for t in texts]
-        if len(parts) == 1:
-            rows = pc.binary_join_element_wise(parts[0], _lit("\n"), _lit(""))
-        else:
-            rows = pc.binary_join_element_wise(pc.binary_join_element_wise(*parts, _lit(",")), _lit("\n"), _lit(""))
-        if hasattr(rows, "combine_chunks"):
-            rows = rows.combine_chunks()
-        offsets = np.frombuffer(rows.buffers()[1], dtype=np.int64)[rows.offset: rows.offset + len(rows) + 1]
-        handle.write(memoryview(rows.buffers()[2])[int(offsets[0]): int(offsets[-1])])
+    if len(texts) == 1:
+        rows = pc.binary_join_element_wise(texts[0], _lit("\n"), _lit(""))
+    else:
+        rows = pc.binary_join_element_wise(pc.binary_join_element_wise(*texts, _lit(",")), _lit("\n"), _lit(""))
+    if hasattr(rows, "combine_chunks"):
+        rows = rows.combine_chunks()
+    offsets = np.frombuffer(rows.buffers()[1], dtype=np.int64)[rows.offset: rows.offset + len(rows) + 1]
+    handle.write(memoryview(rows.buffers()[2])[int(offsets[0]): int(offsets[-1])])
 
 
 def write_csv(frame: pd.DataFrame, path) -> str:
@@ -148,24 +153,63 @@ def write_csv(frame: pd.DataFrame, path) -> str:
 
     Returns ``"fast"`` or ``"pandas"`` (the path taken).
     """
+    return write_columns(frame, path)
+
+
+def write_columns(columns, path) -> str:
+    """Write ``columns`` like ``pandas.DataFrame(columns).to_csv(path, index=False)``, a block of rows at a time.
+
+    Parameters
+    ----------
+    columns : pandas.DataFrame or mapping of str to 1-D array
+        The table; a mapping's arrays are wrapped without copying (no DataFrame is built unless
+        a column type sends the write to pandas).
+    path : str, pathlib.Path or binary file object
+        Where to write.
+
+    Returns
+    -------
+    str
+        ``"fast"`` or ``"pandas"`` (the path taken).
+    """
     if hasattr(path, "write"):
-        return _write_csv(frame, path)
+        return _write_csv(columns, path)
     with open(path, "wb") as handle:
-        return _write_csv(frame, handle)
+        return _write_csv(columns, handle)
 
 
-def _write_csv(frame: pd.DataFrame, handle) -> str:
+def _pandas_csv(columns, handle) -> str:
+    frame = columns if isinstance(columns, pd.DataFrame) else pd.DataFrame(dict(columns))
+    handle.write(frame.to_csv(index=False).encode("utf-8"))
+    return "pandas"
+
+
+def _write_csv(columns, handle) -> str:
+    if isinstance(columns, pd.DataFrame):
+        names, series = list(columns.columns), [columns.iloc[:, j] for j in range(columns.shape[1])]
+        unique = columns.columns.is_unique
+    else:
+        names, unique = list(columns), True
+        series = [value if isinstance(value, pd.Series) else pd.Series(np.asarray(value), copy=False) for value in columns.values()]
+    n_rows = len(series[0]) if series else 0
     # One column: the csv module quotes an empty cell ('""'); leave such frames to pandas.
-    if not frame.columns.is_unique or frame.shape[1] < 2 or frame.shape[0] == 0:
-        handle.write(frame.to_csv(index=False).encode("utf-8"))
-        return "pandas"
-    try:
-        # Arrow's kernels release the GIL, so columns format in parallel on a multi-core machine.
-        with ThreadPoolExecutor(max_workers=max(1, min(8, os.cpu_count() or 1))) as pool:
-            texts = list(pool.map(lambda j: _column_text(frame.iloc[:, j]), range(frame.shape[1])))
-    except _Unsupported:
-        handle.write(frame.to_csv(index=False).encode("utf-8"))
-        return "pandas"
-    handle.write(_header_line(frame.columns).encode("utf-8"))
-    _write_rows(handle, texts, frame.shape[0])
+    if not unique or len(series) < 2 or n_rows == 0:
+        return _pandas_csv(columns, handle)
+    start = handle.tell() if handle.seekable() else None
+    # Arrow's kernels release the GIL, so columns format in parallel on a multi-core machine.
+    with ThreadPoolExecutor(max_workers=max(1, min(8, os.cpu_count() or 1))) as pool:
+        try:
+            plans = list(pool.map(lambda s: _float_plan(s.to_numpy()) if s.dtype == np.float64 else None, series))
+            for first in range(0, n_rows, _ROWS_PER_CHUNK):  # a block at a time bounds the text held in memory
+                rows = slice(first, first + _ROWS_PER_CHUNK)
+                texts = list(pool.map(_column_text, series, plans, [rows] * len(series)))
+                if first == 0:  # the header once every column type is known to be taken
+                    handle.write(_header_line(names).encode("utf-8"))
+                _write_rows(handle, texts)
+        except _Unsupported:
+            if start is None:
+                raise ValueError("a column type the fast CSV writer does not take, on an unseekable output") from None
+            handle.seek(start)
+            handle.truncate()
+            return _pandas_csv(columns, handle)
     return "fast"

@@ -46,21 +46,55 @@ def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
     """
     out = frame.copy(deep=False)
     for column in out.columns:
-        series = out[column]
-        if not (pd.api.types.is_object_dtype(series.dtype) or pd.api.types.is_string_dtype(series.dtype)):
-            continue
-        hit = series.str.startswith(FORMULA_PREFIXES).fillna(False).to_numpy(dtype=bool)
-        if not hit.any():
-            continue
-        rows = np.flatnonzero(hit)
-        texts = series.to_numpy(dtype=object)[rows]
-        rows = rows[~_numeric_text(texts)]
-        if len(rows):
-            values = series.to_numpy(dtype=object).copy()
-            values[rows] = ["'" + str(v) for v in values[rows]]
-            out[column] = pd.Series(values, index=out.index, dtype=object)
-    out.columns = [("'" + c) if isinstance(c, str) and c.startswith(FORMULA_PREFIXES) else c for c in out.columns]
+        safe = _safe_cells(out[column])
+        if safe is not None:
+            out[column] = safe
+    out.columns = [_safe_name(c) for c in out.columns]
     return out
+
+
+def spreadsheet_safe_columns(columns: Mapping[str, object]) -> dict:
+    """:func:`spreadsheet_safe` for a mapping of column name to 1-D array (an export's columns, no DataFrame).
+
+    Parameters
+    ----------
+    columns : mapping of str to array_like
+        The columns; numeric ones are passed through as they are.
+
+    Returns
+    -------
+    dict
+        The same columns with text cells and names neutralised (a text column that needed no change is the same object).
+    """
+    out = {}
+    for name, values in columns.items():
+        series = values if isinstance(values, pd.Series) else pd.Series(np.asarray(values), copy=False)
+        safe = _safe_cells(series)
+        if _safe_name(name) in out:
+            raise ValueError(f"columns: {name!r} and another column read the same once quoted for spreadsheets; rename one")
+        out[_safe_name(name)] = values if safe is None else safe
+    return out
+
+
+def _safe_name(name):
+    return ("'" + name) if isinstance(name, str) and name.startswith(FORMULA_PREFIXES) else name
+
+
+def _safe_cells(series: pd.Series) -> pd.Series | None:
+    """The column with formula-leading text cells quote-prefixed, or ``None`` when none needs it."""
+    if not (pd.api.types.is_object_dtype(series.dtype) or pd.api.types.is_string_dtype(series.dtype)):
+        return None
+    hit = series.str.startswith(FORMULA_PREFIXES).fillna(False).to_numpy(dtype=bool)
+    if not hit.any():
+        return None
+    rows = np.flatnonzero(hit)
+    texts = series.to_numpy(dtype=object)[rows]
+    rows = rows[~_numeric_text(texts)]
+    if not len(rows):
+        return None
+    values = series.to_numpy(dtype=object).copy()
+    values[rows] = ["'" + str(v) for v in values[rows]]
+    return pd.Series(values, index=series.index, dtype=object)
 
 
 def csv_bytes(frame: pd.DataFrame, *, spreadsheet_safe: bool = True) -> bytes:

@@ -11,27 +11,25 @@ neither (:func:`jecs_core.io.write_files_atomic`); the output may not overwrite 
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ._fastcsv import write_csv
+from ._fastcsv import write_columns
+from ._sidecar import fit_fields, sidecar_path, sidecar_text
+from ._writers import spreadsheet_safe_columns
 from .compare import Comparison
 from .contract import MEMBER_PREFIX, calibration_reach
 from .data import ScoreTable
-from .io import check_output_path, spreadsheet_safe, write_files_atomic
+from .io import check_output_path, write_files_atomic
 from .posthoc.fit import check_delta
 from .posthoc.report import post_hoc_record
 from .rules import DEFAULT_METHOD, REGISTRY, Guarantee, get_rule
 
 # Per-item values a rule's result may carry, written when the result has them.
 RESULT_COLUMNS = ("p_tilde",)
-# Scalars of an envelope fit (the paper's JECS), recorded in the sidecar when a result has them.
-_FIT_FIELDS = (("lambda", "lam"), ("k_n", "k_n"), ("g_hat", "g_hat"), ("F_fit_lambda", "F_fit_lambda"),
-               ("pi0_hat", "pi0_hat"), ("jecs_fallback_to_jmcs", "fallback_to_jmcs"))
 
 
 def _primary(comparison: Comparison, method: str | None) -> str:
@@ -48,12 +46,12 @@ def _primary(comparison: Comparison, method: str | None) -> str:
 
 def _result_columns(comparison: Comparison, names) -> dict[str, np.ndarray]:
     found: dict[str, np.ndarray] = {}
+    n = comparison.pvalues.shape[0]
     for name in names:
         result = comparison.result(name)
-        extra = tuple(getattr(result, "export_columns", ()))  # a rule may name more per-item values
-        for column in RESULT_COLUMNS + extra:
-            value = getattr(result, column, None)
-            if column not in found and value is not None and np.shape(value) == comparison.p_max.shape:
+        for column in RESULT_COLUMNS:
+            value = getattr(result, column, None)  # the per-item values an envelope rule defines
+            if column not in found and value is not None and np.shape(value) == (n,):
                 found[column] = np.asarray(value)
     return found
 
@@ -79,6 +77,22 @@ def selection_frame(table: ScoreTable, comparison: Comparison, method: str | Non
         One row per test item: ``item_id, selected, p_max``, the rule's own columns, ``p_<model>``,
         labels and carried columns.
     """
+    return pd.DataFrame(selection_columns(table, comparison, method))
+
+
+def selection_columns(table: ScoreTable, comparison: Comparison, method: str | None = None) -> dict[str, np.ndarray]:
+    """:func:`selection_frame`'s columns as a dict of arrays, without copying the p-values into a frame.
+
+    Parameters
+    ----------
+    table, comparison, method
+        As in :func:`selection_frame`.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Column name to values, in the export's column order.
+    """
     primary = _primary(comparison, method)
     runs = comparison.methods if method == "all" else (primary,)
     out = {"item_id": table.test_ids, "selected": comparison.selected(primary).astype(np.int8)}
@@ -96,7 +110,7 @@ def selection_frame(table: ScoreTable, comparison: Comparison, method: str | Non
         if column in out:
             raise ValueError(f"carried column {column!r} would collide with an export column; rename it")
         out[column] = table.test_extra[column].to_numpy()
-    return pd.DataFrame(out)
+    return out
 
 
 def selection_warnings(table: ScoreTable, comparison: Comparison) -> list[str]:
@@ -118,37 +132,35 @@ def selection_warnings(table: ScoreTable, comparison: Comparison) -> list[str]:
     """
     from .checks import data_warnings
 
-    found = [*table.warnings(comparison.alpha), *data_warnings(table)]
+    return [*table.warnings(comparison.alpha), *data_warnings(table), *rule_warnings(table, comparison)]
+
+
+def rule_warnings(table: ScoreTable, comparison: Comparison) -> list[str]:
+    """The per-rule lines of :func:`selection_warnings` (cut-off above 1, every item selected), in rule order.
+
+    Parameters
+    ----------
+    table : ScoreTable
+        The table the comparison was run on.
+    comparison : Comparison
+        What :func:`jecs_core.compare_methods` returned (any subset of the rules).
+
+    Returns
+    -------
+    list of str
+        One line per warning.
+    """
+    found = []
     for name in comparison.methods:
         result, label = comparison.result(name), REGISTRY[name].label
-        threshold = getattr(result, "threshold", None)
-        if threshold is not None and getattr(result, "p_tilde", None) is not None and threshold > 1:
-            found.append(f"warning: {label}: the cut-off on its transformed scale is {threshold:.4g} > 1, "
+        # An adaptive rule (one with a pi0 estimate) divides by it: a small estimate lifts the cut-off past 1.
+        if result.threshold is not None and result.pi0_hat is not None and result.threshold > 1:
+            found.append(f"warning: {label}: the cut-off on its transformed scale is {result.threshold:.4g} > 1, "
                          "so the step-up passes every item below it; its pi0 estimate is small")
-        n_selected = int(comparison.selected(name).sum())
-        if table.n and n_selected == table.n:
+        if table.n and result.n_selected == table.n:
             found.append(f"warning: {label}: selects every test item (n = {table.n}); check that calibration rows are "
                          "members and that larger scores mean member (else --lower-is-member)")
     return found
-
-
-def _fit_of(result) -> dict | None:
-    if getattr(result, "lam", None) is None and not getattr(result, "fallback_to_jmcs", False):
-        return None
-    fields = {key: getattr(result, attr) for key, attr in _FIT_FIELDS if hasattr(result, attr)}
-    mode = getattr(getattr(result, "fit", None), "lambda_mode", None)
-    return {**fields, **({"lambda_mode": mode} if mode is not None else {})}
-
-
-def _fit_fields(comparison: Comparison, primary: str) -> dict:
-    """Fit scalars (lambda, k_n, ...): every rule's under ``fits``; at the top level the chosen rule's,
-    else those of the first rule with a full envelope fit (the paper's JECS), so readers of the top-level ``lambda`` keep finding the envelope's."""
-    fits = {name: fit for name in comparison.methods if (fit := _fit_of(comparison.result(name))) is not None}
-    if not fits:
-        return {}
-    full = [name for name in fits if len(fits[name]) > len(_FIT_FIELDS)]
-    top = primary if primary in fits else (full or list(fits))[0]
-    return {**fits[top], "fit_method": top, "fits": fits}
 
 
 def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | None = None, *,
@@ -190,7 +202,7 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
         "guarantee_description": rule.guarantee.description,
         "alpha": comparison.alpha,
         "options": dict(options or {}),
-        **_fit_fields(comparison, primary),
+        **fit_fields(comparison, primary),
         "n_test": table.n,
         "n_calibration": table.m,
         "calibration": calibration_reach(table.m, table.n, comparison.alpha),
@@ -215,29 +227,6 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
         record["metrics"] = {name: {"gcp": comparison.metrics(name).gcp, "power": comparison.metrics(name).power}
                              for name in comparison.methods}
     return record
-
-
-def sidecar_path(csv_path: str | Path) -> Path:
-    """``selected.csv`` -> ``selected.json``."""
-    return Path(csv_path).with_suffix(".json")
-
-
-def _strict(value):
-    """NaN and infinities as ``null`` (strict JSON); numpy scalars as Python numbers."""
-    if isinstance(value, dict):
-        return {str(k): _strict(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_strict(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not np.isfinite(value):
-        return None
-    return value
-
-
-def sidecar_text(record: dict) -> str:
-    """The sidecar JSON as written to disk (strict JSON: NaN/inf as null; the dashboard's download uses the same text)."""
-    return json.dumps(_strict(record), indent=2, allow_nan=False) + "\n"
 
 
 def check_selection_paths(path: str | Path, *, inputs=()) -> tuple[Path, Path]:
@@ -288,11 +277,11 @@ def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison,
     ('sel.csv', 'sel.json')
     """
     path, side = check_selection_paths(path, inputs=[table.source])
-    frame = selection_frame(table, comparison, method)
+    columns = selection_columns(table, comparison, method)
     record = selection_metadata(table, comparison, method, options=options, warnings=warnings,
                                 spreadsheet_safe_cells=spreadsheet_safe_cells, diagnostics=diagnostics,
                                 post_hoc_delta=post_hoc_delta)
-    data = spreadsheet_safe(frame) if spreadsheet_safe_cells else frame
+    data = spreadsheet_safe_columns(columns) if spreadsheet_safe_cells else columns
     text = sidecar_text(record)
-    write_files_atomic({path: lambda temp: write_csv(data, temp), side: lambda temp: temp.write_text(text, encoding="utf-8")})
+    write_files_atomic({path: lambda temp: write_columns(data, temp), side: lambda temp: temp.write_text(text, encoding="utf-8")})
     return path, side

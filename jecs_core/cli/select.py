@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 
-from ..compare import compare_methods, compare_pvalues
+from ..compare import compare_pvalues
+from ..conformal import table_pvalues
 from ..data import load_scores
-from ..export import check_selection_paths, selection_warnings, sidecar_path, write_selection
+from ..export import check_selection_paths, rule_warnings, selection_warnings, sidecar_path, write_selection
 from ..posthoc import post_hoc_bound, post_hoc_line
-from ..rules import DEFAULT_METHOD, METHODS, REGISTRY
+from ..rules import DEFAULT_METHOD, METHODS, REGISTRY, Guarantee, get_rule
 from ..shift.choose import SHIFT_METHODS
 from .leaderboard import add_lm_eval_samples_options, check_lm_eval_samples_args, write_lm_eval_selection
 from .options import add_rule_options, add_table_options, alpha_arg, rule_options
@@ -147,7 +149,7 @@ def _options(args, check, shift) -> dict:
                "covariates": None if args.covariates is None else
                (args.covariates if args.covariates == "all" else list(args.covariates)),
                "shift_method": args.shift_method}
-    if getattr(args, "cluster", "none") != "none":
+    if args.cluster != "none":
         options["cluster"] = args.cluster
     if shift is not None:
         options["shift"] = shift.to_dict()
@@ -156,41 +158,74 @@ def _options(args, check, shift) -> dict:
     return options
 
 
+def _before_export(method: str) -> tuple[str, ...]:
+    """The rules the export records: the one it writes and every rule with a guarantee (all with ``--method all``).
+
+    The invalid baselines (union, intersection: a full sort of every column each) run after the
+    export, for the printed comparison table only, unless the export writes them.
+    """
+    if method == "all":
+        return METHODS
+    chosen = get_rule(method).name
+    return tuple(name for name in METHODS if name == chosen or REGISTRY[name].guarantee is not Guarantee.INVALID)
+
+
+def _compare(args, table, pvalues, clusters, methods):
+    """The rules ``methods`` on the one p-value matrix (one hypothesis per cluster with ``--cluster duplicates``)."""
+    if clusters is None:
+        return compare_pvalues(pvalues, alpha=args.alpha, methods=methods, models=table.models,
+                               contaminated=table.contaminated, **rule_options(args))
+    from ..checks import cluster_comparison
+
+    return cluster_comparison(pvalues, clusters, alpha=args.alpha, models=table.models, contaminated=table.contaminated,
+                              methods=methods, **rule_options(args))
+
+
+def _with(comparison, more):
+    """``comparison`` with ``more``'s results added, in registry order."""
+    results = {**comparison.results, **more.results}
+    return dataclasses.replace(comparison, results={name: results[name] for name in METHODS if name in results})
+
+
 def run(args: argparse.Namespace) -> int:
     if args.out:  # refuse a bad output path before any work
         check_selection_paths(args.out, inputs=[args.scores])
     check_lm_eval_samples_args(args, inputs=[args.scores], outputs=[] if not args.out else [args.out, sidecar_path(args.out)])
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
     check, shift = _shifted(args, table)
-    if shift is None:
-        comparison = compare_methods(table, alpha=args.alpha, **rule_options(args))
-    else:
-        comparison = compare_pvalues(shift.pvalues, alpha=args.alpha, models=table.models,
-                                     contaminated=table.contaminated, **rule_options(args))
+    pvalues = table_pvalues(table) if shift is None else shift.pvalues
+    clusters = None
     if args.cluster == "duplicates":
-        from ..checks import cluster_comparison, find_duplicates
+        from ..checks import find_duplicates
 
         clusters = find_duplicates(table).clusters
-        comparison = cluster_comparison(comparison.pvalues, clusters, alpha=args.alpha, models=table.models,
-                                        contaminated=table.contaminated, **rule_options(args))
-        print(f"cluster: one hypothesis per cluster of duplicated items ({int(clusters.max()) + 1 if len(clusters) else 0} "
-              f"clusters among n = {table.n} test items)")
-    print(format_summary(table, comparison))
-    print(_post_hoc_summary(comparison, args.method, args.post_hoc_delta, table.m))
+    # The export waits only on the rules it records; the baselines it does not write run after it.
+    comparison = _compare(args, table, pvalues, clusters, _before_export(args.method) if args.out else METHODS)
     diagnostics, notes = _diagnostics(args, table)
-    for block in (check, shift, diagnostics):
-        if block is not None:
-            print("\n".join(block.lines()))
-    for note in notes:
-        print(note)
     warnings = selection_warnings(table, comparison)
-    for line in warnings:  # one line each, on stderr so the summary stays parseable
-        print(f"jecs select: {line}", file=sys.stderr)
     if args.out:
         csv_path, json_path = write_selection(
             args.out, table, comparison, args.method, spreadsheet_safe_cells=not args.raw_cells,
             options=_options(args, check, shift), warnings=warnings,
             diagnostics=None if diagnostics is None else diagnostics.to_dict(), post_hoc_delta=args.post_hoc_delta)
+    rest = tuple(name for name in METHODS if name not in comparison.results)
+    if rest:
+        baselines = _compare(args, table, pvalues, clusters, rest)
+        comparison = _with(comparison, baselines)
+        warnings = warnings + rule_warnings(table, baselines)
+    if clusters is not None:
+        print(f"cluster: one hypothesis per cluster of duplicated items ({int(clusters.max()) + 1 if len(clusters) else 0} "
+              f"clusters among n = {table.n} test items)")
+    print(format_summary(table, comparison))
+    print(_post_hoc_summary(comparison, args.method, args.post_hoc_delta, table.m))
+    for block in (check, shift, diagnostics):
+        if block is not None:
+            print("\n".join(block.lines()))
+    for note in notes:
+        print(note)
+    for line in warnings:  # one line each, on stderr so the summary stays parseable
+        print(f"jecs select: {line}", file=sys.stderr)
+    if args.out:
         print(f"wrote {csv_path} ({args.method}) and {json_path}")
     write_lm_eval_selection(args, table.test_ids, comparison.selected(DEFAULT_METHOD if args.method == "all" else args.method))
     return 0

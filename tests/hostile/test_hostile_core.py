@@ -273,7 +273,9 @@ def test_cut_off_above_one_on_a_transformed_scale_is_warned():
     table = load_scores(SAMPLE)
     real = jecs_core.compare_methods(table, alpha=0.1)
     name = next(n for n in real.methods if getattr(real.result(n), "p_tilde", None) is not None)
-    fake = SimpleNamespace(selected=np.zeros(table.n, dtype=bool), threshold=1.37, p_tilde=np.full(table.n, 0.5), n_selected=0)
+    # The SelectionResult shape the export reads (a small pi0 estimate is what lifts an adaptive rule's cut-off past 1).
+    fake = SimpleNamespace(selected=np.zeros(table.n, dtype=bool), threshold=1.37, p_tilde=np.full(table.n, 0.5), n_selected=0,
+                           pi0_hat=0.05, fallback_reason=None, fit_summary=tuple)
     comparison = jecs_core.Comparison(alpha=0.1, models=table.models, pvalues=real.pvalues, results={name: fake})
     warnings = jecs_core.export.selection_warnings(table, comparison)
     label = jecs_core.REGISTRY[name].label

@@ -74,7 +74,7 @@ def test_select_each_method_and_manual_lambda(synth_csv, tmp_path):
         comparison = compare_methods(table, alpha=0.1, lam=0.7, knn=4)
         np.testing.assert_array_equal(frame["selected"].astype(bool), comparison.selected(method))
         meta = json.loads(out.with_suffix(".json").read_text())
-        assert meta["lambda"] == 0.7 and meta["k_n"] == 4 and meta["lambda_mode"] == "manual"
+        assert meta["lambda"] == 0.7 and meta["k_n"] == 4 and meta["options"]["lam"] == 0.7  # the fixed lambda, as asked
     out = tmp_path / "all.csv"
     assert main(["select", str(synth_csv), "--method", "all", "--out", str(out)]) == 0
     assert {"selected_jecs", "selected_union"} <= set(pd.read_csv(out).columns)
