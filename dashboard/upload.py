@@ -2,19 +2,17 @@
 
 The Data page's file uploader and the tests both go through :func:`parse_upload`, so the
 validation a user sees is the one the tests check. Bytes are parsed in memory by
-:func:`jecs_core.io.read_table_bytes` (the one reader of the project); nothing is written
+:func:`jecs_core.load_scores_bytes` (the core's reader and data contract); nothing is written
 to disk. :func:`problems` turns a refusal into the list of messages the page shows, with
 the hints a spreadsheet user needs (the delimiter; line numbers where the message lacks them).
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 
-from jecs_core import ScoreTable, ScoreTableError, table_from_frame
+from jecs_core import ScoreTable, ScoreTableError, load_scores_bytes
 from jecs_core.formats import table_kind
-from jecs_core.io import read_table_bytes
 
 # Used when Streamlit's ``server.maxUploadSize`` (in MB, see .streamlit/config.toml) is not available.
 DEFAULT_MAX_UPLOAD_MB = 200
@@ -60,18 +58,9 @@ def parse_upload(
             f"{name}: the file is {size_mb:,.1f} MB, above the dashboard's limit of {max_mb:g} MB "
             "(server.maxUploadSize in .streamlit/config.toml); use the command line (`jecs select`) for larger tables"
         )
-    report = progress or (lambda step: None)
-    report(f"Reading {name} ({size_mb:,.1f} MB)…")
-    frame = read_table_bytes(data, name)
-    report(f"Checking {len(frame):,} rows against the data contract…")
-    return table_from_frame(
-        frame,
-        source=name,
-        layout=layout,
-        lower_is_member=lower_is_member,
-        source_sha256=hashlib.sha256(data).hexdigest(),
-        from_file=True,  # messages name the spreadsheet row next to the data row
-    )
+    # The core's loader (messages name the spreadsheet row next to the data row), so an upload and
+    # jecs_core.load_scores_bytes give one table for one file.
+    return load_scores_bytes(data, name, layout=layout, lower_is_member=lower_is_member, progress=progress)
 
 
 def _looks_semicolon_separated(name: str, data: bytes) -> bool:
@@ -88,8 +77,7 @@ def problems(name: str, data: bytes, error: Exception) -> list[str]:
     once), else its message; adds a delimiter hint for semicolon-separated files and the
     line-number convention when rows are named.
     """
-    listed = getattr(error, "problems", None)
-    lines = [str(p) for p in listed] if listed else [str(error)]
+    lines = list(error.problems) if isinstance(error, ScoreTableError) else [str(error)]
     if _looks_semicolon_separated(name, data):
         lines.insert(0, f"{name} looks semicolon-separated (';' in its header line). Save it as comma-separated "
                         "CSV (in a spreadsheet: 'CSV, comma delimited'), then upload it again.")

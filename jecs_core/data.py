@@ -9,6 +9,7 @@ rows; ``error.problems`` lists every problem found.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -258,7 +259,8 @@ def load_scores(path: str | Path, *, layout: str = "auto", lower_is_member: bool
                             source_sha256=file_sha256(path), from_file=True)
 
 
-def load_scores_bytes(data: bytes, name: str, *, layout: str = "auto", lower_is_member: bool = False) -> ScoreTable:
+def load_scores_bytes(data: bytes, name: str, *, layout: str = "auto", lower_is_member: bool = False,
+                      progress: Callable[[str], None] | None = None) -> ScoreTable:
     """:func:`load_scores` for uploaded bytes.
 
     Parameters
@@ -269,6 +271,8 @@ def load_scores_bytes(data: bytes, name: str, *, layout: str = "auto", lower_is_
         The file's name: its suffix picks the parser, and messages name it.
     layout, lower_is_member
         As in :func:`load_scores`.
+    progress : callable, optional
+        ``progress(step)`` is told each stage in words (reading, checking the contract).
 
     Returns
     -------
@@ -280,7 +284,10 @@ def load_scores_bytes(data: bytes, name: str, *, layout: str = "auto", lower_is_
     >>> table.n, table.m, table.K
     (1, 1, 1)
     """
+    report = progress or (lambda step: None)
+    report(f"Reading {name} ({len(data) / 1e6:,.1f} MB)…")
     frame = read_table_bytes(data, name)
+    report(f"Checking {len(frame):,} rows against the data contract…")
     return table_from_frame(frame, source=str(name), layout=layout, lower_is_member=lower_is_member,
                             source_sha256=hashlib.sha256(data).hexdigest(), from_file=True)
 

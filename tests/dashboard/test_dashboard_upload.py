@@ -97,3 +97,14 @@ def test_upload_reports_its_stages():
     steps = []
     parse_upload("scores.csv", SAMPLE.read_bytes(), progress=steps.append)
     assert steps[0].startswith("Reading scores.csv") and "rows" in steps[1]
+
+
+def test_an_upload_is_the_cores_load_scores_bytes_with_its_progress_steps():
+    from jecs_core import load_scores_bytes
+
+    data = SAMPLE.read_bytes()
+    steps: list[str] = []
+    table = parse_upload("synthetic_k4.csv", data, progress=steps.append)
+    core = load_scores_bytes(data, "synthetic_k4.csv")
+    assert (table.test == core.test).all() and table.source_sha256 == core.source_sha256
+    assert len(steps) == 2 and steps[0].startswith("Reading synthetic_k4.csv") and "data contract" in steps[1]
