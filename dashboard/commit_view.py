@@ -47,7 +47,8 @@ def _on_mode_change() -> None:
         _undo("commit mode turned off")
 
 
-def _commit(alpha: float) -> None:
+def _commit() -> None:
+    alpha = round(float(st.session_state[state.ALPHA]), 4)
     st.session_state[RECORD] = {"alpha": float(alpha), "committed_utc": _now(), "first_shown_utc": None,
                                 "alphas_shown_before": list(st.session_state.get(SHOWN, []))}
 
@@ -65,11 +66,23 @@ def restore_mode() -> None:
 
 
 def mode_toggle(container=None) -> bool:
-    """The toggle (drawn outside the page's fragment: turning it on redraws the whole page)."""
-    return (container or st).toggle(
+    """The toggle and the commit / uncommit button.
+
+    Drawn outside the page's fragment: every switch between hidden and shown results is then a
+    full run, so the fragment never fills a slot the previous full run left empty.
+    """
+    where = container or st
+    on = where.toggle(
         "Commit α first", key=state.COMMIT_FIRST, on_change=_on_mode_change,
         help="Hide counts and selections until you commit α; α is then locked, and the report states that it was "
         "committed before the results were seen, with the times. The honest alternative to the post-hoc bound.")
+    if on and st.session_state.get(RECORD) is None:
+        where.button("Commit α", on_click=_commit, type="primary", key="commit-alpha", icon=":material/lock:",
+                     help="Fix the α on the slider and show the results.")
+    elif on:
+        where.button("Uncommit α", on_click=_undo, args=("uncommitted",), key="uncommit-alpha",
+                     icon=":material/lock_open:", help="Unlock α (recorded); the results are hidden again.")
+    return on
 
 
 def locked_alpha() -> float | None:
@@ -79,21 +92,18 @@ def locked_alpha() -> float | None:
 
 
 def gate(alpha: float, container=None) -> bool:
-    """Whether the results at ``alpha`` may be drawn; draws the commit / uncommit control."""
+    """Whether the results at ``alpha`` may be drawn; says why not, or when α was committed."""
     if not mode_on():
         return True
     where = container or st
     record = committed()
     if record is None:
-        where.info("Counts hidden: choose α, then commit it. The results appear only after the commit.",
-                   icon=":material/visibility_off:")
-        where.button(f"Commit α = {alpha:g}", on_click=_commit, args=(alpha,), type="primary", key="commit-alpha",
-                     icon=":material/lock:")
+        where.info(f"Counts hidden: choose α (now {alpha:g}), then press Commit α. The results appear only after "
+                   "the commit.", icon=":material/visibility_off:")
         return False
     if record["first_shown_utc"] is None:
         record["first_shown_utc"] = _now()
     where.caption(statement(record))
-    where.button("Uncommit α", on_click=_undo, args=("uncommitted",), key="uncommit-alpha", icon=":material/lock_open:")
     return True
 
 

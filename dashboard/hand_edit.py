@@ -7,6 +7,7 @@ follows the edited set.  The export and report name it "hand-edited from <rule> 
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +18,7 @@ from jecs_core import REGISTRY
 
 EDITING = "jecs.hand_editing"  # the toggle
 OVERRIDES = "jecs.hand_overrides"  # {"data_key": str, "items": {index: bool}}
-VERSION = "jecs.hand_version"  # bumped on every edit: the editor widget starts fresh on the new values
+VERSION = "jecs.hand_version"  # bumped by a reset: every editor starts fresh on the rule's selection
 IN_SET = "in set"
 
 
@@ -79,53 +80,41 @@ def current(data_key: str, test_ids, base: np.ndarray, method: str, alpha: float
     return HandEdited(mask=mask, method=method, alpha=float(alpha), added=added, removed=removed)
 
 
-def record_ticks(data_key: str, rows, base, before, after) -> bool:
-    """Store the ticks that changed (``before`` -> ``after``, per row of the page) as overrides.
-
-    A tick back to the rule's own choice removes the override.  Returns whether anything changed.
-    """
+def store(data_key: str, rows, base, values) -> None:
+    """Set the given rows to the given in / out values; a value equal to the rule's own choice is no override."""
     items = overrides(data_key)
-    changed = False
-    for index, old, new in zip(rows, before, after):
-        if bool(old) == bool(new):
-            continue
-        changed = True
-        if bool(new) == bool(base[index]):
+    for index, value in zip(rows, values):
+        if bool(value) == bool(base[index]):
             items.pop(int(index), None)
         else:
-            items[int(index)] = bool(new)
-    return changed
+            items[int(index)] = bool(value)
 
 
-def _on_edit(key: str, data_key: str, rows: tuple, base: tuple, before: tuple) -> None:
-    """Apply a tick before the rerun draws anything, so the rerun draws a fresh editor on the stored ticks."""
-    after = list(before)
-    for position, change in (st.session_state.get(key) or {}).get("edited_rows", {}).items():
-        if IN_SET in change and 0 <= int(position) < len(after):
-            after[int(position)] = bool(change[IN_SET])
-    full = dict(zip(rows, base))
-    if record_ticks(data_key, rows, full, before, after):
-        st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
-
-
-def editor(frame: pd.DataFrame, rows: np.ndarray, base: np.ndarray, data_key: str) -> None:
+def editor(frame: pd.DataFrame, rows: np.ndarray, base: np.ndarray, data_key: str, signature: tuple) -> None:
     """The visible page with an editable "in set" tick per item (every other column read-only).
 
-    The editor's key carries a version bumped on every change (in the change callback, before the
-    rerun draws), so each run draws a fresh editor on the stored ticks instead of replaying edits by
-    row position on another page.  Where no callback runs (``AppTest``), the returned table's ticks
-    are stored the same way.
+    One editor per view (``signature``: rule, α, list, search, page, and the reset count): while it
+    lives, its input is the snapshot of the ticks taken when it was first drawn, so Streamlit keeps
+    its edits (and the grid keeps its scroll and focus) across reruns; every row it has touched is
+    written back as an override on each run, a tick undone included.
     """
     rows = [int(r) for r in rows]
+    key = "hand-editor-" + hashlib.sha1(repr((data_key, signature, st.session_state.get(VERSION, 0))).encode()).hexdigest()[:16]
+    snapshot_key, touched_key = f"{key}.snapshot", f"{key}.touched"
+    if key not in st.session_state or snapshot_key not in st.session_state:  # a new editor: tick from the overrides
+        st.session_state[snapshot_key] = apply(base, overrides(data_key))[rows].tolist() if rows else []
+        st.session_state[touched_key] = set()
     shown = frame.copy()
-    shown.insert(0, IN_SET, apply(base, overrides(data_key))[rows] if rows else np.zeros(0, dtype=bool))
-    key = f"hand-editor-{st.session_state.get(VERSION, 0)}"
+    shown.insert(0, IN_SET, np.asarray(st.session_state[snapshot_key], dtype=bool))
     number = st.column_config.NumberColumn(format="%.4f")
     config = {c: number for c in shown.columns if c.startswith("p_") or c.startswith("transformed")}
     config[IN_SET] = st.column_config.CheckboxColumn(IN_SET, help="Tick to keep the item in the hand-edited set.")
-    edited = st.data_editor(shown, hide_index=True, key=key, disabled=[c for c in shown.columns if c != IN_SET],
-                            column_config=config, on_change=_on_edit,
-                            args=(key, data_key, tuple(rows), tuple(bool(base[r]) for r in rows),
-                                  tuple(bool(v) for v in shown[IN_SET])))
-    if record_ticks(data_key, rows, base, shown[IN_SET].to_numpy(), edited[IN_SET].to_numpy()):
-        st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
+    st.data_editor(shown, hide_index=True, key=key, disabled=[c for c in shown.columns if c != IN_SET],
+                   column_config=config)
+    values = list(st.session_state[snapshot_key])
+    touched = st.session_state[touched_key]
+    for position, change in ((st.session_state.get(key) or {}).get("edited_rows") or {}).items():
+        if IN_SET in change and 0 <= int(position) < len(values):
+            values[int(position)] = bool(change[IN_SET])
+            touched.add(int(position))
+    store(data_key, [rows[t] for t in sorted(touched)], base, [values[t] for t in sorted(touched)])

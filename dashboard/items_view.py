@@ -55,7 +55,8 @@ def items_section(table: ScoreTable, comparison: Comparison, method: str) -> int
                         "edited set, and the export and report can use it. Click-to-explain pauses while editing.")
     event = None
     if editing:
-        hand_edit.editor(page.frame, rows[start:start + tables.PAGE_SIZE], comparison.selected(method), data_key)
+        hand_edit.editor(page.frame, rows[start:start + tables.PAGE_SIZE], comparison.selected(method), data_key,
+                         (method, comparison.alpha, which, query, page.page))
     else:
         number = st.column_config.NumberColumn(format="%.4f")
         event = st.dataframe(

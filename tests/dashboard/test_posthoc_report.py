@@ -10,7 +10,7 @@ import pytest
 
 import jecs_core
 from dashboard import export
-from dashboard.hand_edit import HandEdited, apply, record_ticks
+from dashboard.hand_edit import HandEdited, apply, store
 from dashboard.report import PostHocContext, ReportInputs, build_report
 from dashboard.report.posthoc import NOT_COMMITTED, section_html
 from jecs_core.posthoc import post_hoc_line, post_hoc_record
@@ -95,13 +95,13 @@ def test_sidecar_download_is_the_cli_block_and_follows_delta_and_the_hand_edit(h
     assert everything["post_hoc"] == jecs_core.selection_metadata(table, comparison, "all")["post_hoc"]
 
 
-def test_record_ticks_keeps_only_changes_from_the_rule():
+def test_store_keeps_only_changes_from_the_rule():
     from dashboard import hand_edit
 
     base = np.array([True, True, False, False])
-    assert record_ticks("ticks-test", [0, 2], base, [True, False], [False, True])
+    store("ticks-test", [0, 2], base, [False, True])
     assert hand_edit.overrides("ticks-test") == {0: False, 2: True}
     assert apply(base, hand_edit.overrides("ticks-test")).tolist() == [False, True, True, False]
-    assert record_ticks("ticks-test", [0], base, [False], [True]) and hand_edit.overrides("ticks-test") == {2: True}
-    assert not record_ticks("ticks-test", [3], base, [False], [False])
+    store("ticks-test", [0], base, [True])  # a tick undone
+    assert hand_edit.overrides("ticks-test") == {2: True}
     assert hand_edit.overrides("other") == {}  # edits belong to one data set

@@ -105,6 +105,15 @@ def test_a_hand_edit_moves_the_bound_of_the_edited_set(table):
     texts = [t.value for t in at.text]
     assert any(t.startswith("Hand-edited set, hand-edited from ") and "(0 added, 2 removed)" in t for t in texts)
     assert f"at most {bound} of these {int(mask.sum())} items are contaminated" in " ".join(texts)
+    # Undo one tick in the same editor (it keeps its key, so its edits accumulate): one item removed.
+    assert [e.key for e in at.data_editor] == [editor.key]
+    at.session_state[editor.key] = {"edited_rows": {0: {hand_edit.IN_SET: True}, 1: {hand_edit.IN_SET: False}},
+                                    "added_rows": [], "deleted_rows": []}
+    at.run()
+    mask[np.isin(ids, page["item_id"].iloc[:1].to_numpy())] = True
+    bound = jecs_core.post_hoc_bound(table_pvalues(table), mask, delta=0.1, calibration_size=table.m)
+    texts = " ".join(t.value for t in at.text)
+    assert "(0 added, 1 removed)" in texts and f"at most {bound} of these {int(mask.sum())} items" in texts
     at.button(key="hand-reset").click().run()
     assert not any(t.startswith("Hand-edited set") for t in (x.value for x in at.text))
 
