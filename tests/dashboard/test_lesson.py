@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dashboard.figures.lesson import plot_cutoff_gap, plot_envelope_lesson, plot_null_densities, plot_power_vs_k
 from dashboard.lesson_data import (
+    POWER_METHODS,
+    PowerLesson,
     cutoff_lesson,
     density_lesson,
     envelope_lesson,
@@ -15,6 +19,7 @@ from dashboard.lesson_data import (
     power_lesson,
     simulate_null_maxp,
 )
+from dashboard.lessons.power import default_note, jecs_note
 
 
 def test_density_is_derivative_of_cdf_and_integrates_to_one():
@@ -80,3 +85,21 @@ def test_bad_lesson_arguments():
         density_lesson(n_models=3, eta=0.2, exposure=5)
     with pytest.raises(ValueError, match="eta"):
         density_lesson(n_models=3, eta=1.5)
+
+
+@settings(max_examples=100, deadline=None)
+@given(gcp=st.lists(st.floats(0.0, 0.4), min_size=1, max_size=8), alpha=st.sampled_from([0.05, 0.1, 0.2]))
+def test_the_k_chart_note_names_exactly_the_k_above_alpha(gcp, alpha):
+    ks = np.arange(1, len(gcp) + 1)
+    zeros = np.zeros(len(gcp))
+    data = PowerLesson(ks, {"jmcs": zeros, "storey-maxp": zeros, "jecs": np.array(gcp)},
+                       {m: zeros for m in POWER_METHODS}, alpha, 12)
+    above = data.above_alpha("jecs")
+    assert [k for k, _ in above] == [int(k) for k, g in zip(ks, gcp) if g > alpha]
+    note = jecs_note(data)
+    if above:
+        assert "asymptotic" in note and all(f"K = {k} ({g:.3f})" in note for k, g in above)
+        assert ("At K = 1 the null max-p is uniform" in note) == (above[0][0] == 1)
+    else:
+        assert "at or below α" in note
+    assert default_note(data) == ""
