@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._rank import count_at_most
+
 # A model is flagged when its AUC is at least this and REVERSED_Z standard errors above 1/2:
 # a clear, not a marginal, excess (the exchangeable-null standard error shrinks with n and m).
 REVERSED_AUC = 0.6
@@ -24,8 +26,11 @@ SWITCH_ADVICE = 'tick "Lower scores = member" with the Data page\'s upload, or p
 def _auc(test: np.ndarray, calibration: np.ndarray) -> float:
     """Share of (test, calibration) pairs with the test score higher, ties counting 1/2."""
     cal = np.sort(calibration)
-    below = np.searchsorted(cal, test, side="left")
-    upto = np.searchsorted(cal, test, side="right")
+    if not cal.size or not test.size:
+        return float("nan")
+    # Counts through the bucket table of the p-values: #{cal <= t}, and #{cal < t} = m - #{-cal <= -t}.
+    upto = count_at_most(cal, test) - 1
+    below = len(cal) - (count_at_most(-cal[::-1], -test) - 1)
     return float(np.mean(below + 0.5 * (upto - below)) / len(cal))
 
 
