@@ -58,3 +58,22 @@ def test_dragging_alpha_moves_the_post_hoc_line(page, app_url):
     _settled(page, alpha)
     assert _line(page) == _expected(alpha)
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_commit_alpha_first_hides_then_shows_without_an_error(page, app_url):
+    """Hidden → shown → hidden goes through full runs: the page's fragment never fills a slot left empty."""
+    page.goto(f"{app_url}/select?alpha=0.1&commit=first")
+    page.get_by_role("button", name="Commit α", exact=True).wait_for(timeout=60_000)
+    slider = page.get_by_role("slider", name="Target GCR α")
+    slider.focus()
+    slider.press("ArrowRight")  # a fragment rerun while the results are hidden
+    page.wait_for_function("() => new URLSearchParams(location.search).get('alpha') == '0.11'", timeout=60_000)
+    assert page.locator(".jecs-card").count() == 0
+    page.get_by_role("button", name="Commit α", exact=True).click()
+    _settled(page, 0.11)
+    assert _line(page) == _expected(0.11) and page.get_by_text("α = 0.11 was committed at").count() == 1
+    page.get_by_role("button", name="Uncommit α").click()
+    page.get_by_role("button", name="Commit α", exact=True).wait_for(timeout=60_000)
+    page.wait_for_timeout(500)
+    assert page.locator(".jecs-card").count() == 0
+    assert page.locator('[data-testid="stException"]').count() == 0
