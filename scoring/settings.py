@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from jecs_core._validation import check_fraction, check_positive_int
+from jecs_core.validation import check_fraction, check_positive_int
 
 from .registry import REGISTRY
 

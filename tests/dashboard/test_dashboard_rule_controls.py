@@ -14,9 +14,9 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 import jecs_core as jc  # noqa: E402
 import jecs_core.rules as rules_pkg  # noqa: E402
 from dashboard import rule_controls  # noqa: E402
-from jecs_core._validation import check_fraction  # noqa: E402
 from jecs_core.rules import REGISTRY, Guarantee, Option, Rule  # noqa: E402
 from jecs_core.rules import registry as registry_module  # noqa: E402
+from jecs_core.validation import check_fraction  # noqa: E402
 
 SHRINK = Option(name="shrink", default=0.5, check=lambda v, name: check_fraction(v, name, include_zero=False),
                 label="share of α", help="toy rule only: the share of alpha it spends")
@@ -95,6 +95,6 @@ def test_the_frame_keeps_every_control_across_pages():
     from dashboard import state
     from jecs_core.rules.options import KNN, LAM
 
-    assert (state.LAM_MODE, state.LAM) == (rule_controls.mode_key(LAM), rule_controls.value_key(LAM))
-    assert (state.KNN_MODE, state.KNN) == (rule_controls.mode_key(KNN), rule_controls.value_key(KNN))
+    assert (rule_controls.mode_key(LAM), rule_controls.value_key(LAM)) == (state.LAM_MODE, state.LAM)
+    assert (rule_controls.mode_key(KNN), rule_controls.value_key(KNN)) == (state.KNN_MODE, state.KNN)
     assert rule_controls.session_defaults().items() <= state.PERSISTENT_DEFAULTS.items()
