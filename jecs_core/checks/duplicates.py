@@ -90,8 +90,22 @@ def _groups(labels: np.ndarray) -> tuple[int, int, np.ndarray, np.ndarray]:
 
 
 def _row_labels(values: np.ndarray) -> np.ndarray:
+    """One label per row, equal exactly for equal rows (``==``, so -0.0 ties 0.0, as ``np.unique`` ties them).
+
+    A hash of each row, factorized, then checked row by row against its group's first row: the
+    sort of ``np.unique(axis=0)`` runs only if two different rows ever share a hash.
+    """
     if values.shape[0] == 0:
         return np.empty(0, int)
+    rows = np.add(values, 0.0)  # -0.0 -> 0.0: equal values hash alike
+    hashed = np.zeros(rows.shape[0], dtype=np.uint64)
+    for k in range(rows.shape[1]):
+        hashed = hashed * np.uint64(0x100000001B3) ^ pd.util.hash_array(rows[:, k])
+    labels = pd.factorize(hashed)[0]
+    first = np.empty(labels.max() + 1, dtype=np.intp)
+    first[labels[::-1]] = np.arange(rows.shape[0])[::-1]  # the first row of each label
+    if np.array_equal(rows, rows[first[labels]]):
+        return labels
     return np.unique(values, axis=0, return_inverse=True)[1].ravel()
 
 
@@ -163,7 +177,7 @@ def find_duplicates(table, *, text_column: str = TEXT_COLUMN, near: bool = True)
                 edges_src.append(src)
                 edges_dst.append(dst)
     clusters = _components(n, np.concatenate(edges_src), np.concatenate(edges_dst)) if n else np.empty(0, int)
-    cal_distinct = len(np.unique(table.calibration, axis=0)) if table.m else 0
+    cal_distinct = int(_row_labels(table.calibration).max()) + 1 if table.m else 0
     return DuplicateReport(n=n, m=table.m, score_groups=score_groups, score_rows=score_rows, text_groups=text_groups,
                            text_rows=text_rows, near_groups=near_groups, near_rows=near_rows,
                            calibration_copies=table.m - cal_distinct, clusters=clusters, notes=tuple(notes))

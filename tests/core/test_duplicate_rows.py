@@ -1,0 +1,30 @@
+"""Duplicate score rows: the hashed labels group rows exactly as np.unique(axis=0) does."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from jecs_core.checks.duplicates import _row_labels
+
+cells = st.sampled_from([0.0, -0.0, 1.0, -1.0, 0.5, 5e-324, 1e308]) | st.floats(allow_nan=False, allow_infinity=False)
+
+
+def _same_partition(a: np.ndarray, b: np.ndarray) -> bool:
+    return np.array_equal(np.equal.outer(a, a), np.equal.outer(b, b))
+
+
+@given(arrays(float, st.tuples(st.integers(1, 40), st.integers(1, 4)), elements=cells))
+def test_labels_group_rows_as_numpy_unique(values):
+    expected = np.unique(values, axis=0, return_inverse=True)[1].ravel()
+    assert _same_partition(_row_labels(values), expected)
+
+
+def test_a_hash_collision_falls_back_to_the_exact_sort(monkeypatch):
+    import pandas as pd
+
+    values = np.array([[1.0, 2.0], [3.0, 4.0], [1.0, 2.0]])
+    monkeypatch.setattr(pd.util, "hash_array", lambda column: np.zeros(len(column), dtype=np.uint64))
+    assert _same_partition(_row_labels(values), np.array([0, 1, 0]))
