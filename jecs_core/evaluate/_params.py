@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import numbers
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from .._validation import check_alpha, check_knn, check_lam, check_lambda_grid, check_positive_int, check_seed  # noqa: F401  (re-exported for callers)
+from .._validation import check_alpha, check_knn, check_lam, check_positive_int, check_seed  # noqa: F401  (re-exported for callers)
 from ..data import ScoreTable, table_from_frame
-from ..envelope import DEFAULT_LAMBDA_GRID
-from ..rules import METHODS, REGISTRY
+from ..rules import METHODS, REGISTRY, declared_options
 
 
 def check_alphas(alphas, name: str = "alphas") -> tuple[float, ...]:
@@ -64,27 +63,30 @@ def labelled_table(table) -> ScoreTable:
     return table
 
 
+def _declared_defaults() -> tuple[tuple[str, object], ...]:
+    return tuple((name, option.default) for name, (option, _) in declared_options().items())
+
+
 @dataclass(frozen=True)
 class RuleOptions:
-    """One setting of the shared rule options (each rule takes the ones it accepts).
+    """One setting of the declared rule options (:func:`jecs_core.rules.declared_options`).
+
+    Each rule takes only the options it declares (:meth:`jecs_core.Rule.accepted`).
 
     Attributes
     ----------
-    lam : "auto" or float
-        Data-driven lambda over ``lambda_grid`` or a fixed one.
-    knn : int or None
-        kNN size; ``None`` is the rule's default (``ceil(sqrt(m_R))`` for the paper's JECS).
-    lambda_grid : tuple of float
-        Candidates for ``lam="auto"``.
+    values : tuple of (str, object)
+        Every declared option's value, in declaration order (defaults where none was given).
     """
 
-    lam: str | float = "auto"
-    knn: int | None = None
-    lambda_grid: tuple[float, ...] = DEFAULT_LAMBDA_GRID
+    values: tuple[tuple[str, object], ...] = field(default_factory=_declared_defaults)
+
+    def __getitem__(self, name: str):
+        return dict(self.values)[name]
 
     def as_dict(self) -> dict:
-        """The options in the shared vocabulary, for :meth:`jecs_core.Rule.accepted`."""
-        return {"lam": self.lam, "knn": self.knn, "lambda_grid": self.lambda_grid}
+        """The options by name, for :meth:`jecs_core.Rule.accepted`."""
+        return dict(self.values)
 
     def for_rule(self, method: str) -> tuple:
         """The options ``method`` takes, as a hashable key (rules that ignore a swept option share a run)."""
@@ -92,9 +94,16 @@ class RuleOptions:
         return tuple(sorted(accepted.items()))
 
 
-def rule_options(*, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_LAMBDA_GRID) -> RuleOptions:
-    """Validated :class:`RuleOptions`."""
-    return RuleOptions(check_lam(lam), check_knn(knn), check_lambda_grid(lambda_grid))
+def rule_options(**options) -> RuleOptions:
+    """Validated :class:`RuleOptions`: each value checked by its declared option, defaults for the rest.
+
+    An option no registered rule declares is refused with one line naming the declared ones.
+    """
+    declared = declared_options()
+    unknown = sorted(set(options) - set(declared))
+    if unknown:
+        raise ValueError(f"unknown rule option(s) {unknown}; declared: {sorted(declared)}")
+    return RuleOptions(tuple((name, option.validate(options.get(name))) for name, (option, _) in declared.items()))
 
 
 def methods_taking(option: str) -> tuple[str, ...]:

@@ -59,8 +59,7 @@ class Evaluation:
         Full set sizes; ``n_test_drawn`` / ``n_calibration_drawn`` are drawn per repetition.
     models : tuple of str
     options : RuleOptions
-        The shared rule options used (lambda rule, kNN size, lambda grid); each rule
-        took the ones it accepts.
+        The declared rule options used; each rule took the ones it declares.
     """
 
     summary: pd.DataFrame
@@ -130,6 +129,7 @@ def evaluate(
     workers: int | None = None,
     accelerate: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    **options,
 ) -> Evaluation:
     """Mean GCP and power of each method at each alpha over repeated subsamples.
 
@@ -147,8 +147,7 @@ def evaluate(
     methods : sequence of str, optional
         Names in :data:`jecs_core.METHODS`; default every registered rule.
     lam, knn, lambda_grid
-        The shared rule options (as in :func:`jecs_core.select`); each rule gets the
-        ones it accepts (:meth:`jecs_core.Rule.accepted`).
+        The paper JECS's options (as in :func:`jecs_core.select`).
     draw_fraction : float
         Share of calibration and of test items drawn per repetition (0.8 in the paper).
     workers : int, optional
@@ -158,6 +157,9 @@ def evaluate(
         ``False`` runs every rule through the generic per-repetition path.
     progress : callable, optional
         ``progress(done, total)`` in repetitions, called after each chunk.
+    **options
+        Further declared rule options (e.g. ``storey_lam``).  Each rule gets only the
+        options it declares (:meth:`jecs_core.Rule.accepted`).
 
     Returns
     -------
@@ -174,7 +176,7 @@ def evaluate(
     reps = _params.check_reps(reps)
     seed = _params.check_seed(seed)
     methods = _params.check_methods(methods)
-    options = _params.rule_options(lam=lam, knn=knn, lambda_grid=lambda_grid)
+    options = _params.rule_options(lam=lam, knn=knn, lambda_grid=lambda_grid, **options)
     draw_fraction = check_fraction(draw_fraction)
     workers = _params.check_workers(workers)
     progress = _params.check_progress(progress)

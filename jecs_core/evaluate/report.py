@@ -7,7 +7,7 @@ import textwrap
 import numpy as np
 import pandas as pd
 
-from ..rules import METHODS, REGISTRY, Guarantee
+from ..rules import METHODS, REGISTRY, Guarantee, declared_options
 
 DAGGER = "\u2020"  # marks a mean GCP above its alpha, as in the paper
 
@@ -85,9 +85,8 @@ def format_evaluation(evaluation, *, source: str | None = None, digits: int = 3)
         f"n (test) = {ev.n_test} ({ev.n_test_drawn} drawn per repetition)   "
         f"m (calibration) = {ev.n_calibration} ({ev.n_calibration_drawn} drawn)   K = {len(ev.models)}"
     )
-    lam = ev.options.lam if isinstance(ev.options.lam, str) else f"{ev.options.lam:g}"
-    knn = "rule default" if ev.options.knn is None else ev.options.knn
-    lines.append(f"reps = {ev.reps}   seed = {ev.seed}   lambda = {lam}   k_n = {knn}")
+    lines.append(f"reps = {ev.reps}   seed = {ev.seed}   " + "   ".join(
+        f"{name} = {option.to_url(ev.options[name])}" for name, (option, _) in declared_options().items()))
     lines.append("")
     lines.append(format_summary(ev.summary, digits=digits))
     lines.append(textwrap.fill(f"SE = std / sqrt(reps) (ddof={ev.se_ddof}). {ev.se_note}", width=100))
