@@ -12,8 +12,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import state, ui
-from dashboard.runtime_gc import freeze_imported_modules
+from dashboard.runtime_gc import freeze_imported_modules, wait_for_warm_up
+
+wait_for_warm_up()  # python -m dashboard imports the modules below while the server starts
+from dashboard import state, ui  # noqa: E402 - after the launcher's warm-up thread
 
 HERE = Path(__file__).resolve().parent
 SELECT = "views/select_page.py"

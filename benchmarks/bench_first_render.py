@@ -1,18 +1,20 @@
 """First render on a fresh server: the dashboard's landing page against a bare one-slider page.
 
-Each round starts two fresh servers, ``streamlit run app.py`` and ``streamlit run`` of a bare
-page with one slider, waits until both answer their health check, then opens each once in a
-new Chromium context (no HTTP cache) and times from the navigation until the first meaningful
-paint:
+Each round starts a fresh server per page, one at a time, and opens the page in a new Chromium
+context (no HTTP cache) as soon as the server answers its health check; the clock runs from
+the navigation until the first meaningful paint:
 
-* the app: ``/`` (the landing page forwards to Select on the default sample) until the
-  "Target GCR α" slider and the method cards are visible;
-* the bare page: until its slider and the echoed value are visible.
+* the app, under ``streamlit run app.py`` and under ``python -m dashboard`` (the launcher that
+  imports the dashboard's modules while the server starts): ``/`` (the landing page forwards
+  to Select on the default sample) until the "Target GCR α" slider and the method cards are
+  visible;
+* the bare page (``streamlit run`` of one slider): until its slider and its value are visible.
 
-Which server is opened first alternates round by round, so drift hits both alike; the ratio
-is the median of the per-round ratios.  It also prints the time until each run is over
-(the app root reports ``notRunning``, nothing stale), which includes what a page draws after
-its first paint.  A warm-up round (file cache, bytecode) is not counted.
+The pages take each place in the order in turn, so drift hits all alike; ratios are medians
+of per-round ratios against the bare page.  It also prints each server's start (launch to
+health check) and the time until the run is over (the app root reports ``notRunning``,
+nothing stale), which includes what a page draws after its first paint.  A warm-up round
+(file cache, bytecode) is not counted.
 
     python benchmarks/bench_first_render.py [--rounds 5] [--query "sample=synthetic-k16-10k"]
 
@@ -25,11 +27,15 @@ import argparse
 import contextlib
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
-from bench_browser import BARE, SETTLED, _e2e
+from bench_browser import BARE as BARE_PAGE
+from bench_browser import SETTLED, _e2e
 
 ROOT = Path(__file__).resolve().parents[1]
 GOAL = 1.5
@@ -37,7 +43,14 @@ _SLIDER = "document.querySelector('[data-testid=stSlider] input[type=range]')"
 # First meaningful paint: the alpha slider and the method cards (the app), the slider and its value (bare).
 APP_PAINT = f"() => !!({_SLIDER} && document.querySelector('.jecs-card'))"
 BARE_PAINT = f"() => !!({_SLIDER} && document.body.innerText.includes('value = 0.10'))"
-DONE = f"() => {SETTLED}"
+BARE_SCRIPT = "<bare script>"
+# name -> (command after the interpreter, path opened, first-paint check)
+PAGES = {
+    "streamlit run app.py": (["-m", "streamlit", "run", "app.py"], "/", APP_PAINT),
+    "python -m dashboard": (["-m", "dashboard"], "/", APP_PAINT),
+    "bare one-slider page": (["-m", "streamlit", "run", BARE_SCRIPT], "", BARE_PAINT),
+}
+BARE = "bare one-slider page"
 
 
 def _visit(browser, url: str, paint_js: str) -> tuple[float, float]:
@@ -55,16 +68,44 @@ def _visit(browser, url: str, paint_js: str) -> tuple[float, float]:
         context.close()
 
 
-def one_round(e2e, browser, bare_script: Path, query: str, app_first: bool) -> dict[str, tuple[float, float]]:
-    """Fresh servers for both pages, each opened once; returns name -> (paint s, settled s)."""
-    with contextlib.ExitStack() as stack:
-        app_url = stack.enter_context(e2e.serve(ROOT / "app.py", log_name="first-render-app.log"))
-        bare_url = stack.enter_context(e2e.serve(bare_script, log_name="first-render-bare.log"))
-        time.sleep(1.0)  # let both servers' start-up work finish before the clock runs
-        visits = [("app", f"{app_url}/{query}", APP_PAINT), ("bare", bare_url, BARE_PAINT)]
-        if not app_first:
-            visits.reverse()
-        return {name: _visit(browser, url, paint) for name, url, paint in visits}
+@contextlib.contextmanager
+def _serve(e2e, launcher: list[str], log_name: str):
+    """A server started by ``launcher`` (plus the e2e tests' options) on a free port; yields (url, s to health)."""
+    e2e.ARTIFACTS.mkdir(exist_ok=True)
+    port = e2e.free_port()
+    cmd = [sys.executable, *launcher, "--server.headless", "true", "--server.port", str(port),
+           "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    with open(e2e.ARTIFACTS / log_name, "wb") as log:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        url = f"http://127.0.0.1:{port}"
+        try:
+            while True:
+                with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+                    if reply.status == 200:
+                        break
+                if proc.poll() is not None or time.perf_counter() - start > 120:
+                    raise RuntimeError(f"the server did not start; see {log.name}")
+                time.sleep(0.05)
+            yield url, time.perf_counter() - start
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def one_round(e2e, browser, bare_script: Path, query: str, order: list[str]) -> dict[str, tuple[float, float, float]]:
+    """Each page on a fresh server of its own, opened as soon as it answers; name -> (paint, settled, start) s."""
+    out = {}
+    for name in order:
+        launcher, path, paint = PAGES[name]
+        launcher = [str(bare_script) if part == BARE_SCRIPT else part for part in launcher]
+        with _serve(e2e, launcher, f"first-render-{name}.log") as (url, started):
+            out[name] = (*_visit(browser, url + (f"/{query}" if path == "/" else ""), paint), started)
+    return out
 
 
 def _median(values) -> float:
@@ -81,27 +122,29 @@ def main(argv=None) -> int:
     if reason:
         raise SystemExit(f"cannot run: {reason}")
     query = f"?{args.query}" if args.query else ""
-    rounds, loads = [], []
+    names, rounds, loads = list(PAGES), [], []
     with tempfile.TemporaryDirectory() as folder, e2e.sync_playwright() as pw:
         bare_script = Path(folder) / "bare_slider.py"
-        bare_script.write_text(BARE)
+        bare_script.write_text(BARE_PAGE)
         browser = pw.chromium.launch(executable_path=str(e2e.CHROMIUM), args=e2e.CHROMIUM_ARGS)
-        one_round(e2e, browser, bare_script, query, True)  # warm-up: file cache, bytecode
+        one_round(e2e, browser, bare_script, query, names)  # warm-up: file cache, bytecode
         for i in range(args.rounds):
-            rounds.append(one_round(e2e, browser, bare_script, query, i % 2 == 0))
+            order = names[i % len(names):] + names[:i % len(names)]  # each page takes each place in turn
+            rounds.append(one_round(e2e, browser, bare_script, query, order))
             loads.append(os.getloadavg()[0])
-            print(f"round {i + 1}: " + ", ".join(f"{name} {paint:.2f} s" for name, (paint, _) in rounds[-1].items())
+            print(f"round {i + 1}: " + ", ".join(f"{name} {rounds[-1][name][0]:.2f} s" for name in order)
                   + f" (load {loads[-1]:.2f})", flush=True)
         browser.close()
-    print(f"{args.rounds} rounds, fresh servers each, order alternated; app URL '/{query}'")
-    print(f"{'page':<44}{'paint s':>10}{'settled s':>11}")
-    for name, label in (("app", "app landing page (slider + cards)"), ("bare", "bare one-slider page (slider + value)")):
-        print(f"{label:<44}{_median(r[name][0] for r in rounds):>10.2f}{_median(r[name][1] for r in rounds):>11.2f}")
-    paint = _median(r["app"][0] / r["bare"][0] for r in rounds)
-    settled = _median(r["app"][1] / r["bare"][1] for r in rounds)
-    print(f"ratio app / bare, median of per-round ratios: first paint {paint:.2f}, run over {settled:.2f}")
+    print(f"{args.rounds} rounds, a fresh server per page and round, opened as soon as it answers; app URL '/{query}'")
+    print(f"{'page (launcher)':<28}{'server start s':>15}{'first paint s':>15}{'run over s':>12}{'paint x bare':>14}")
+    for name in names:
+        ratio = _median(r[name][0] / r[BARE][0] for r in rounds)
+        print(f"{name:<28}{_median(r[name][2] for r in rounds):>15.2f}{_median(r[name][0] for r in rounds):>15.2f}"
+              f"{_median(r[name][1] for r in rounds):>12.2f}{ratio:>14.2f}")
     print(f"load average (1 min) during the rounds: {min(loads):.2f} to {max(loads):.2f}")
-    print(f"goal: first paint <= {GOAL}x the bare page -> {paint:.2f}x ({'met' if paint <= GOAL else 'NOT met'})")
+    for name in names[:2]:
+        ratio = _median(r[name][0] / r[BARE][0] for r in rounds)
+        print(f"goal: first paint <= {GOAL}x the bare page; {name}: {ratio:.2f}x ({'met' if ratio <= GOAL else 'NOT met'})")
     return 0
 
 

@@ -14,6 +14,7 @@ objects would never be collected; module objects are not garbage, so nothing is 
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import pkgutil
@@ -23,6 +24,10 @@ import threading
 _LOCK = threading.Lock()
 _frozen = False
 _late: set[str] = set()  # lazily imported packages already frozen
+_warm_up: threading.Thread | None = None
+# Imported on a page's first run but by no dashboard module at import time: Streamlit's emoji
+# table (its first non-ASCII widget label), the duplicate check and its optional MinHash library.
+WARM_EXTRAS = ("streamlit.emojis", "jecs_core.checks", "datasketch")
 
 
 def freeze_imported_modules() -> bool:
@@ -52,6 +57,49 @@ def freeze_imported_modules() -> bool:
         _frozen = True
         return True
 
+
+def warm_up_in_background() -> threading.Thread:
+    """Run :func:`freeze_imported_modules` in a daemon thread, once per process.
+
+    The launcher (``python -m dashboard``) calls it before the server starts, so the imports
+    (numpy, pandas, scipy, the core, plotly figures, and ``WARM_EXTRAS``) happen while the
+    server starts and the browser loads the page, not in the first session's script run.
+
+    Returns
+    -------
+    threading.Thread
+        The warm-up thread (the same one on every call).
+    """
+    global _warm_up
+    with _LOCK:
+        if _warm_up is None:
+            _warm_up = threading.Thread(target=_warm, name="jecs-warm-up", daemon=True)
+            _warm_up.start()
+        return _warm_up
+
+
+def _warm() -> None:
+    for name in WARM_EXTRAS:
+        # An optional extra (datasketch) or a Streamlit release without the module is skipped.
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    freeze_imported_modules()
+
+
+def wait_for_warm_up(timeout: float | None = None) -> None:
+    """Block until a warm-up started by :func:`warm_up_in_background` is over (at once when none was).
+
+    The frame calls it before its own imports: two threads importing the same circularly
+    linked modules at once can fail with a deadlock ``ImportError``.
+
+    Parameters
+    ----------
+    timeout : float or None
+        Seconds to wait at most (None: until the warm-up is over).
+    """
+    thread = _warm_up
+    if thread is not None:
+        thread.join(timeout)
 
 
 def freeze_late_imports(packages: tuple[str, ...] = ("torch", "transformers")) -> bool:

@@ -1,0 +1,48 @@
+"""Serve the dashboard with its imports done while the server starts: ``python -m dashboard [options]``.
+
+The same server as ``streamlit run app.py [options]`` (any Streamlit option passes through,
+e.g. ``--server.port 8502``).  Before the server starts, a background thread imports every
+dashboard module (numpy, pandas, scipy, the core, the figures) and freezes them for the
+garbage collector (:func:`dashboard.runtime_gc.warm_up_in_background`).  Under plain
+``streamlit run`` those imports happen in the first visitor's script run, before anything
+is drawn; here they overlap the server's start and the browser's loading of the page
+(``benchmarks/bench_first_render.py`` measures both launchers against a bare page).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+APP = Path(__file__).resolve().parents[1] / "app.py"
+
+
+def streamlit_argv(options: list[str]) -> list[str]:
+    """The ``streamlit run`` command line this launcher serves.
+
+    Parameters
+    ----------
+    options : list of str
+        Streamlit options passed through unchanged.
+
+    Returns
+    -------
+    list of str
+        ``["streamlit", "run", <path of app.py>, *options]``.
+    """
+    return ["streamlit", "run", str(APP), *options]
+
+
+def main(options: list[str] | None = None) -> None:
+    """Start the warm-up thread, then Streamlit's own command line (it exits the process when the server stops)."""
+    from streamlit.web import cli
+
+    from dashboard.runtime_gc import warm_up_in_background
+
+    warm_up_in_background()
+    sys.argv = streamlit_argv(sys.argv[1:] if options is None else options)
+    cli.main()
+
+
+if __name__ == "__main__":
+    main()
