@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from ._fastcsv import write_csv
+from .formats import CSV_SUFFIXES, WRITE_SUFFIXES
 
-WRITE_SUFFIXES = (".csv", ".parquet")
 # Text cells starting with one of these are run as formulas by spreadsheets (OWASP "CSV injection").
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -193,7 +193,7 @@ def write_table(frame: pd.DataFrame, path: str | Path, *, spreadsheet_safe: bool
     Parquet keeps typed values as they are. ``inputs`` lists paths the output must not overwrite.
     """
     path = check_output_path(path, inputs=inputs)
-    as_csv = path.suffix.lower() == ".csv"
+    as_csv = path.suffix.lower() in CSV_SUFFIXES
     data = _neutralise(frame) if (as_csv and spreadsheet_safe) else frame
 
     def _write(temp: Path) -> None:
