@@ -149,3 +149,33 @@ def test_commit_after_seeing_says_so():
     at.button(key="commit-alpha").click().run()
     statement = commit_view.statement(at.session_state[commit_view.RECORD])
     assert "had displayed the results at that α before the commit" in statement
+
+
+def test_clustered_cards_bound_items_and_say_so():
+    """One hypothesis per cluster: the card's bound is on the item-level p-values of the expanded item set."""
+    import pandas as pd
+
+    from jecs_core.checks import cluster_comparison, find_duplicates
+
+    rng = np.random.default_rng(2)
+    cal, clean = rng.normal(0, 1, (150, 2)), rng.normal(-3, 1, (60, 2))
+    test = np.vstack([clean, np.repeat(rng.normal(0, 1, (3, 2)), 10, axis=0)])
+    frame = pd.DataFrame({"item_id": [f"c{i}" for i in range(150)] + [f"t{i}" for i in range(90)],
+                          "split": ["calibration"] * 150 + ["test"] * 90,
+                          "score_a": np.r_[cal[:, 0], test[:, 0]], "score_b": np.r_[cal[:, 1], test[:, 1]]})
+    table = jecs_core.table_from_frame(frame, source="dup.csv")
+    at = _app()
+    for key, value in ((state.ACTIVE_TABLE, table), (state.ACTIVE_KEY, "test:posthoc-dup"),
+                       (state.ACTIVE_NAME, "dup.csv"), (state.ACTIVE_ORIGIN, "upload"), (state.ACTIVE_TOKEN, None)):
+        at.session_state[key] = value
+    at.switch_page("views/select_page.py").run()
+    at.toggle(key="select.cluster").set_value(True).run()
+    assert not at.exception
+    clustered = cluster_comparison(jecs_core.table_pvalues(table), find_duplicates(table, near=True).clusters,
+                                   alpha=0.1, models=table.models)
+    lines = _lines(at)
+    for method in clustered.methods:
+        mask = clustered.selected(method)
+        bound = jecs_core.post_hoc_bound(jecs_core.table_pvalues(table), mask, delta=0.1, calibration_size=table.m)
+        assert lines[method][1:] == (bound, int(mask.sum()))
+    assert "each copy of a duplicated item counts" in _cards(at)
