@@ -21,6 +21,8 @@ import math
 
 import torch
 
+from . import cpu_rows
+from .cpu_rows import run_row_parts
 from .registry import STATISTICS
 
 #: Probability clamp of Modified Entropy.
@@ -146,10 +148,16 @@ def token_statistics(
         block_elements = BLOCK_ELEMENTS if logits.device.type == "cpu" else chunk_elements
     out = torch.empty((len(needed), n), dtype=torch.float32, device=logits.device)
     step = rows_per_chunk(vocab, min(chunk_elements, block_elements))
-    scratch = torch.empty((min(n, step), vocab), dtype=torch.float32, device=logits.device)
-    for start in range(0, n, step):
-        stop = min(n, start + step)
-        found = _chunk_statistics(logits[start:stop], targets[start:stop, None], needed, scratch[: stop - start])
-        for row, name in enumerate(needed):
-            out[row, start:stop] = found[name]
+
+    def rows(first: int, last: int) -> None:
+        scratch = torch.empty((min(last - first, step), vocab), dtype=torch.float32, device=logits.device)
+        for start in range(first, last, step):
+            stop = min(last, start + step)
+            found = _chunk_statistics(logits[start:stop], targets[start:stop, None], needed, scratch[: stop - start])
+            for row, name in enumerate(needed):
+                out[row, start:stop] = found[name]
+
+    # On a CPU each intra-op thread takes whole blocks of rows (scoring.cpu_rows); the blocks,
+    # and so every row's arithmetic, are the same either way.
+    run_row_parts(rows, n, step, cpu_rows.workers() if logits.device.type == "cpu" else 1)
     return out
