@@ -122,6 +122,25 @@ def run_interleaved(phases: list[Phase], device: torch.device, repeats: int) -> 
             phase.run(device)
 
 
+def report(phases: list, flops: float, peak: float | None, target: float | None, diff: float) -> None:
+    """Print every phase's tokens/s, TFLOP/s and MFU, and the engine's ratios to its baselines."""
+    print(f"{'phase':<22}{'tokens/s':>10}{'tokens/CPU-s':>14}{'peak MiB':>10}{'TFLOP/s':>9}{'MFU':>7}")
+    for p in phases:
+        achieved = p.tokens / p.wall * flops / 1e12
+        mfu = f"{achieved / peak:>7.1%}" if peak else f"{'-':>7}"
+        print(f"{p.name:<22}{p.tokens / p.wall:>10.1f}{p.tokens / p.cpu:>14.1f}{p.peak / (1 << 20):>10.0f}"
+              f"{achieved:>9.4f}{mfu}")
+    print(f"forward FLOPs per scored token: {flops / 1e9:.3f} G; peak {peak or 'unknown'} TFLOP/s")
+    fwd, kept, eng, naive = phases
+    keep = fwd.wall / eng.wall
+    verdict = "no target for this shape" if target is None else f"target >= {target}: {'met' if keep >= target else 'MISSED'}"
+    print(f"engine / forward:              {keep:.3f} wall, {fwd.cpu / eng.cpu:.3f} CPU  ({verdict})")
+    print(f"engine / forward, scored rows: {kept.wall / eng.wall:.3f} wall, {kept.cpu / eng.cpu:.3f} CPU  "
+          "(cost of the statistics alone)")
+    print(f"engine / naive:                {(eng.tokens / eng.wall) / (naive.tokens / naive.wall):.2f}x wall\n"
+          f"largest |engine - naive| score difference: {diff:.2e}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--texts", type=int, default=16, help="texts for forward and engine (default 16)")
@@ -179,23 +198,8 @@ def main(argv=None) -> int:
     phases.append(naive)
     diff = np.nanmax(np.abs(engine(naive_set) - naive.result))
 
-    flops = flops_per_token(model, float(np.mean(encoded.lengths)) / 2)
-    peak = peak_tflops(device, args.peak_tflops)
-    print(f"{'phase':<22}{'tokens/s':>10}{'tokens/CPU-s':>14}{'peak MiB':>10}{'TFLOP/s':>9}{'MFU':>7}")
-    for p in phases:
-        achieved = p.tokens / p.wall * flops / 1e12
-        mfu = f"{achieved / peak:>7.1%}" if peak else f"{'-':>7}"
-        print(f"{p.name:<22}{p.tokens / p.wall:>10.1f}{p.tokens / p.cpu:>14.1f}{p.peak / (1 << 20):>10.0f}"
-              f"{achieved:>9.4f}{mfu}")
-    print(f"forward FLOPs per scored token: {flops / 1e9:.3f} G; peak {peak or 'unknown'} TFLOP/s")
-    fwd, kept, eng = phases[:3]
-    keep, target = fwd.wall / eng.wall, TARGETS.get(args.shape)
-    verdict = "no target for this shape" if target is None else f"target >= {target}: {'met' if keep >= target else 'MISSED'}"
-    print(f"engine / forward:              {keep:.3f} wall, {fwd.cpu / eng.cpu:.3f} CPU  ({verdict})")
-    print(f"engine / forward, scored rows: {kept.wall / eng.wall:.3f} wall, {kept.cpu / eng.cpu:.3f} CPU  "
-          "(cost of the statistics alone)")
-    print(f"engine / naive:                {(eng.tokens / eng.wall) / (naive.tokens / naive.wall):.2f}x wall\n"
-          f"largest |engine - naive| score difference: {diff:.2e}")
+    report(phases, flops_per_token(model, float(np.mean(encoded.lengths)) / 2),
+           peak_tflops(device, args.peak_tflops), TARGETS.get(args.shape), diff)
     print(f"load average (1 min): {load_before:.2f} before, {os.getloadavg()[0]:.2f} after")
     return 0
 
