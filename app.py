@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard.runtime_gc import freeze_imported_modules, wait_for_warm_up
+from dashboard.runtime_gc import freeze_imported_modules, freeze_loaded, wait_for_warm_up
 
 wait_for_warm_up()  # python -m dashboard imports the modules below while the server starts
 from dashboard import state, ui  # noqa: E402 - after the launcher's warm-up thread
@@ -31,6 +31,7 @@ st.set_page_config(
 
 def _home() -> None:
     # The default page is served at "/" only, so a link to "/select" would not find it; "/" forwards here.
+    freeze_loaded()  # Streamlit's collection after this run walks only what the run created
     st.switch_page(SELECT, query_params=st.query_params.to_dict())
 
 

@@ -72,3 +72,28 @@ def test_the_scoring_worker_freezes_what_the_engine_imported(monkeypatch):
     monkeypatch.setattr(scoring_run, "freeze_late_imports", lambda: calls.append(1) or True)
     assert scoring_run.run_in_worker(lambda: 42, scoring_run.Progress(), lambda progress: None, interval=0.01) == 42
     assert calls == [1]
+
+
+EARLY = textwrap.dedent("""
+    import gc, sys
+    import dashboard.compute
+    from dashboard.runtime_gc import freeze_imported_modules, freeze_loaded
+    first, again = freeze_loaded(), freeze_loaded()
+    frozen, report_loaded = gc.get_freeze_count(), "dashboard.report" in sys.modules
+    full, late = freeze_imported_modules(), freeze_loaded()
+    print(first, again, frozen > 0, report_loaded, full, "dashboard.report" in sys.modules, late,
+          gc.get_freeze_count() > frozen)
+""")
+
+
+def test_the_forwarding_run_freezes_what_is_loaded_and_the_full_freeze_still_follows():
+    done = subprocess.run([sys.executable, "-c", EARLY], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    # early: froze once, imported nothing more; the full freeze then imports the rest and freezes it too
+    assert done.stdout.split() == ["True", "False", "True", "False", "True", "True", "False", "True"]
+
+
+def test_the_landing_page_freezes_before_it_forwards():
+    frame = (ROOT / "app.py").read_text()
+    home = frame[frame.index("def _home"):frame.index("PAGES = ")]
+    assert home.index("freeze_loaded()") < home.index("st.switch_page(")
