@@ -170,3 +170,26 @@ def empty_text(values: pd.Series) -> np.ndarray:
     missing = values.isna().to_numpy()
     text = values.astype(str).str.strip().to_numpy() == ""
     return missing | text
+
+
+def empty_split(raw: pd.Series, column: str, is_cal: np.ndarray, where: Where) -> list[str]:
+    """One problem per split (calibration, test) in which every cell of ``raw`` is missing."""
+    missing = raw.isna().to_numpy()
+    if not missing.any():
+        return []
+    return [where.problem(column, f"model has no {name} rows (all {name} scores empty)")
+            for part, name in ((is_cal, "calibration"), (~is_cal, "test")) if part.any() and missing[part].all()]
+
+
+def plain_block(frame, columns) -> np.ndarray | None:
+    """Every score column at once when each is a plain NumPy int or float column of finite values.
+
+    The common case (a table read from CSV or Parquet) is checked in one pass instead of one
+    pass per column, which dominated tables of tens of thousands of models; ``None`` sends the
+    table through the per-column checks and their messages.
+    """
+    dtypes = frame.dtypes
+    if not columns or not all(isinstance(dtypes[c], np.dtype) and dtypes[c].kind in "iuf" for c in columns):
+        return None
+    block = frame[list(columns)].to_numpy(dtype=float)
+    return block if block.shape[1] == len(columns) and np.isfinite(block).all() else None

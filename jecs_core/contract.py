@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._columns import Where, empty_text, label_column, numeric_column, show
+from ._columns import Where, empty_split, empty_text, label_column, numeric_column, plain_block, show
 from ._long import detect_layout, long_to_wide
 from .io import ScoreTableError, check_header, one_line
 
@@ -142,18 +142,13 @@ def _calibration_size(is_cal: np.ndarray, where: Where) -> list[str]:
     return problems
 
 
-def _empty_split(raw: pd.Series, column: str, is_cal: np.ndarray, where: Where) -> list[str]:
-    missing = raw.isna().to_numpy()
-    if not missing.any():
-        return []
-    return [where.problem(column, f"model has no {name} rows (all {name} scores empty)")
-            for part, name in ((is_cal, "calibration"), (~is_cal, "test")) if part.any() and missing[part].all()]
-
-
 def _score_block(frame, columns, is_cal, where, kind_word="score") -> tuple[np.ndarray | None, list[str]]:
+    block = plain_block(frame, columns) if kind_word == "score" else None
+    if block is not None:
+        return block, []
     problems, arrays = [], []
     for column in columns:
-        empty = _empty_split(frame[column], column, is_cal, where) if kind_word == "score" else []
+        empty = empty_split(frame[column], column, is_cal, where) if kind_word == "score" else []
         problems += empty
         if empty:
             continue

@@ -13,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from .._rank import count_at_most
+from scipy.stats import rankdata
 
 # A model is flagged when its AUC is at least this and REVERSED_Z standard errors above 1/2:
 # a clear, not a marginal, excess (the exchangeable-null standard error shrinks with n and m).
@@ -23,15 +22,15 @@ REVERSED_Z = 3.0
 SWITCH_ADVICE = 'tick "Lower scores = member" with the Data page\'s upload, or pass --lower-is-member to the jecs command'
 
 
-def _auc(test: np.ndarray, calibration: np.ndarray) -> float:
-    """Share of (test, calibration) pairs with the test score higher, ties counting 1/2."""
-    cal = np.sort(calibration)
-    if not cal.size or not test.size:
-        return float("nan")
-    # Counts through the bucket table of the p-values: #{cal <= t}, and #{cal < t} = m - #{-cal <= -t}.
-    upto = count_at_most(cal, test) - 1
-    below = len(cal) - (count_at_most(-cal[::-1], -test) - 1)
-    return float(np.mean(below + 0.5 * (upto - below)) / len(cal))
+def _aucs(test: np.ndarray, calibration: np.ndarray) -> np.ndarray:
+    """Per column, the share of (test, calibration) pairs with the test score higher, ties counting 1/2.
+
+    The Mann-Whitney statistic from average ranks of the pooled column: one pass over all the
+    models at once.
+    """
+    n, m = len(test), len(calibration)
+    ranks = rankdata(np.vstack([test, calibration]), axis=0)
+    return (ranks[:n].sum(axis=0) - n * (n + 1) / 2) / (n * m)
 
 
 @dataclass(frozen=True)
@@ -48,7 +47,8 @@ class DirectionCheck:
         Models whose AUC is at least ``REVERSED_AUC`` and ``REVERSED_Z`` standard errors above 1/2.
     share_pmax_high : float
         Share of test items whose scores are above the calibration median for every model
-        (their max-p is above 1/2): the pile-up at 1 a reversed score gives.
+        (every p-value, the smallest included, is above 1/2, so max-p is too): the pile-up at 1
+        a reversed score gives.
     """
 
     models: tuple[str, ...]
@@ -67,7 +67,8 @@ class DirectionCheck:
         return [f"warning: scores may run the other way (lower = member) for {len(self.reversed_models)} of "
                 f"{len(self.models)} model(s): test items score above the calibration members (share of pairs "
                 f"with the test item higher: {aucs}; 1/2 or below is expected), and {self.share_pmax_high:.0%} of "
-                f"test items have max-p above 1/2; if lower scores mean member, {SWITCH_ADVICE}"]
+                f"test items score above the calibration median under every model (every p-value above 1/2); "
+                f"if lower scores mean member, {SWITCH_ADVICE}"]
 
     def to_dict(self) -> dict:
         return {"auc": dict(zip(self.models, self.auc)), "reversed_models": list(self.reversed_models),
@@ -96,8 +97,11 @@ def score_direction(table) -> DirectionCheck:
     ('a',)
     """
     n, m = table.n, table.m
+    # Copies of a calibration row carry no new information: the standard error counts distinct rows,
+    # so heavily duplicated calibration rows do not make a chance excess look significant.
+    m = len(np.unique(table.calibration, axis=0)) if m else 0
     se = np.sqrt((n + m + 1) / (12.0 * n * m)) if n and m else np.inf
-    aucs = tuple(_auc(table.test[:, k], table.calibration[:, k]) for k in range(table.K))
+    aucs = tuple(float(a) for a in _aucs(table.test, table.calibration)) if n and table.m else (float("nan"),) * table.K
     flagged = tuple(name for name, auc in zip(table.models, aucs) if auc >= REVERSED_AUC and (auc - 0.5) / se >= REVERSED_Z)
     medians = np.median(table.calibration, axis=0)
     high = float(np.mean((table.test > medians).all(axis=1))) if n else 0.0

@@ -21,6 +21,9 @@ HIGH_CORRELATION = 0.5
 SMALL_TAIL = 50
 SMALL_KNN = 8
 WIDE_SLOPE_RATIO = 2.0
+# The twin check fits one model per column and simulates (n, K) tables: minutes at a few hundred
+# models, hours at tens of thousands.  Above this many models audit_diagnostics leaves it out.
+TWIN_MAX_MODELS = 64
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,8 @@ class AuditDiagnostics:
     reversed_scores : bool
         Test items score above the calibration members (:func:`jecs_core.checks.score_direction`):
         the scores likely run the other way, and no verdict on the paper's JECS is given.
+    twin_skipped : str or None
+        Why the twin check asked for was left out (more than ``TWIN_MAX_MODELS`` models).
     """
 
     alpha: float
@@ -54,6 +59,7 @@ class AuditDiagnostics:
     jecs_safe: bool | None
     flags: tuple[str, ...]
     reversed_scores: bool = False
+    twin_skipped: str | None = None
 
     @property
     def verdict(self) -> str:
@@ -62,7 +68,7 @@ class AuditDiagnostics:
             return ("paper's JECS safe regime: not assessed (the scores may run the other way: lower = member; "
                     "see the warning)")
         if self.jecs_safe is None:
-            return "paper's JECS safe regime: not assessed (no twin check)"
+            return f"paper's JECS safe regime: not assessed (no twin check{': ' + self.twin_skipped if self.twin_skipped else ''})"
         if self.jecs_safe:
             return (f"paper's JECS looks in its safe regime here: twin GCR <= alpha + 2 SE in every exposure "
                     f"pattern at alpha = {self.alpha:g}")
@@ -126,7 +132,8 @@ def audit_diagnostics(table, *, alpha: float = 0.1, lam="auto", knn: int | None 
         Fresh twin tables per exposure pattern (>= 2).  Twins of audits with more than
         3,000 test items are drawn at 3,000 (``fit_twin(max_test=...)``).
     twin : bool
-        Run the matched-twin risk check.
+        Run the matched-twin risk check (left out above ``TWIN_MAX_MODELS`` models, saying so in
+        ``twin_skipped`` and the verdict).
     methods : sequence of str, optional
         Rules of the twin check; default every registered rule.
     workers : int, optional
@@ -143,11 +150,13 @@ def audit_diagnostics(table, *, alpha: float = 0.1, lam="auto", knn: int | None 
     correlation = score_correlation(table)
     tail = tail_diagnostics(p_max, lam=lam, knn=knn, lambda_grid=lambda_grid)
     band = pi0_bootstrap(p_max, lam=lam, knn=knn, lambda_grid=lambda_grid, reps=bootstrap, seed=seed)
-    check = None
+    check = skipped = None
+    if twin and table.K > TWIN_MAX_MODELS:
+        twin, skipped = False, f"skipped above {TWIN_MAX_MODELS} models, K = {table.K:,}"
     if twin:
         check = twin_evaluate(table, alphas=(alpha,), tables=twin_tables, seed=seed, methods=methods, lam=lam,
                               knn=knn, lambda_grid=lambda_grid, workers=workers)
     safe = None if check is None else check.asymptotic_safe
     return AuditDiagnostics(alpha, correlation, tail, band, check, safe, _flags(correlation, tail),
-                            reversed_scores=score_direction(table).likely_reversed)
+                            reversed_scores=score_direction(table).likely_reversed, twin_skipped=skipped)
 
