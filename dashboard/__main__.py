@@ -1,11 +1,11 @@
 """Serve the dashboard with its imports done while the server starts: ``python -m dashboard [options]``.
 
 The same server as ``streamlit run app.py [options]`` (any Streamlit option passes through,
-e.g. ``--server.port 8502``).  Before the server starts, a background thread imports every
-dashboard module (numpy, pandas, scipy, the core, the figures) and freezes them for the
-garbage collector (:func:`dashboard.runtime_gc.warm_up_in_background`).  Under plain
-``streamlit run`` those imports happen in the first visitor's script run, before anything
-is drawn; here they overlap the server's start and the browser's loading of the page
+e.g. ``--server.port 8502``).  Before the server starts, a background thread imports what
+the landing page needs (numpy, pandas, scipy, the core, the Select page's modules) and
+freezes it for the garbage collector (:func:`dashboard.runtime_gc.warm_up_in_background`).
+Under plain ``streamlit run`` those imports happen in the first visitor's script run, before
+anything is drawn; here they overlap the server's start and the browser's loading of the page
 (``benchmarks/bench_first_render.py`` measures both launchers against a bare page).
 """
 

@@ -14,21 +14,24 @@ objects would never be collected; module objects are not garbage, so nothing is 
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import gc
 import importlib
 import pkgutil
 import sys
 import threading
+from pathlib import Path
 
 _LOCK = threading.Lock()
 _frozen = False
 _late: set[str] = set()  # lazily imported packages already frozen
 _warm_up: threading.Thread | None = None
 _early = False  # freeze_loaded() ran
-# Imported on a page's first run but by no dashboard module at import time: Streamlit's emoji
-# table (its first non-ASCII widget label), the duplicate check and its optional MinHash library.
-WARM_EXTRAS = ("streamlit.emojis", "jecs_core.checks", "datasketch")
+# Loaded by Streamlit on the landing page's first non-ASCII widget label, before its first paint.
+WARM_EXTRAS = ("streamlit.emojis",)
+_ROOT = Path(__file__).resolve().parents[1]
+LANDING = (_ROOT / "app.py", _ROOT / "views" / "select_page.py")
 
 
 def freeze_imported_modules() -> bool:
@@ -79,11 +82,12 @@ def freeze_loaded() -> bool:
 
 
 def warm_up_in_background() -> threading.Thread:
-    """Run :func:`freeze_imported_modules` in a daemon thread, once per process.
+    """Import what the landing page needs in a daemon thread, then :func:`freeze_loaded`; once per process.
 
-    The launcher (``python -m dashboard``) calls it before the server starts, so the imports
-    (numpy, pandas, scipy, the core, plotly figures, and ``WARM_EXTRAS``) happen while the
-    server starts and the browser loads the page, not in the first session's script run.
+    The launcher (``python -m dashboard``) calls it before the server starts, so those imports
+    (numpy, pandas, scipy, the core: :func:`landing_imports` and ``WARM_EXTRAS``) happen while
+    the server starts and the browser loads the page, not in the first session's script run.
+    The other pages' modules follow after the first drawn page (:func:`freeze_imported_modules`).
 
     Returns
     -------
@@ -98,12 +102,36 @@ def warm_up_in_background() -> threading.Thread:
         return _warm_up
 
 
+def landing_imports() -> list[tuple[str, tuple[str, ...]]]:
+    """What the frame (app.py) and the landing page (the Select page) import at their top level.
+
+    Returns
+    -------
+    list of (str, tuple of str)
+        ``(module, names)`` per import statement, in the scripts' order; ``names`` is empty
+        for ``import module`` and lists what ``from module import ...`` takes.
+    """
+    found: list[tuple[str, tuple[str, ...]]] = []
+    for script in LANDING:
+        for node in ast.parse(script.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Import):
+                found += [(alias.name, ()) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.module != "__future__":
+                found.append((node.module, tuple(alias.name for alias in node.names)))
+    return found
+
+
 def _warm() -> None:
+    # As the scripts will: a name may be a lazy attribute (jecs_core's rules) or a submodule.
+    for module, names in landing_imports():
+        loaded = importlib.import_module(module)
+        for name in names:
+            if not hasattr(loaded, name):
+                importlib.import_module(f"{module}.{name}")
     for name in WARM_EXTRAS:
-        # An optional extra (datasketch) or a Streamlit release without the module is skipped.
-        with contextlib.suppress(ImportError):
+        with contextlib.suppress(ImportError):  # a Streamlit release without it
             importlib.import_module(name)
-    freeze_imported_modules()
+    freeze_loaded()
 
 
 def wait_for_warm_up(timeout: float | None = None) -> None:

@@ -13,20 +13,30 @@ ROOT = Path(__file__).resolve().parents[2]
 
 WARM = textwrap.dedent("""
     import gc, sys
-    from dashboard.runtime_gc import WARM_EXTRAS, wait_for_warm_up, warm_up_in_background
+    from dashboard.runtime_gc import freeze_loaded, wait_for_warm_up, warm_up_in_background
     wait_for_warm_up(timeout=0)  # nothing started: returns at once
     first, second = warm_up_in_background(), warm_up_in_background()
     wait_for_warm_up()
-    print(first is second, first.is_alive(), gc.get_freeze_count() > 0,
-          all(name in sys.modules for name in ("pandas", "dashboard.compute", "jecs_core.checks")))
+    landing = ("pandas", "scipy.special", "dashboard.compute", "dashboard.report", "jecs_core.rules.registry")
+    print(first is second, first.is_alive(), gc.get_freeze_count() > 0, freeze_loaded(),
+          all(name in sys.modules for name in landing), "dashboard.lesson_data" in sys.modules)
 """)
 
 
-def test_the_warm_up_imports_and_freezes_once_in_one_thread():
+def test_the_warm_up_imports_the_landing_page_and_freezes_once_in_one_thread():
     # A fresh interpreter: freezing the test process's objects would outlive this test.
     done = subprocess.run([sys.executable, "-c", WARM], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["True", "False", "True", "True"]
+    # one thread, done, frozen (the landing page's own freeze is then a no-op), the Select page's
+    # modules and the rules' lazy imports loaded, a Learn-page module left for later
+    assert done.stdout.split() == ["True", "False", "True", "False", "True", "False"]
+
+
+def test_landing_imports_follow_the_frame_and_the_select_page():
+    from dashboard.runtime_gc import landing_imports
+
+    found = dict(landing_imports())
+    assert found["streamlit"] == () and "state" in found["dashboard"] and "REGISTRY" in found["jecs_core"]
 
 
 def test_the_launcher_runs_app_py_with_the_options_passed_through():
