@@ -1,8 +1,9 @@
 """First render on a fresh server: the dashboard's landing page against a bare one-slider page.
 
 Each round starts a fresh server per page, one at a time, and opens the page in a new Chromium
-context (no HTTP cache) as soon as the server answers its health check; the clock runs from
-the navigation until the first meaningful paint:
+context (no HTTP cache) as soon as the server answers its health check (or ``--open-after``
+seconds later, as a person opening the link would); the clock runs from the navigation until
+the first meaningful paint:
 
 * the app, under ``streamlit run app.py`` and under ``python -m dashboard`` (the launcher that
   imports the dashboard's modules while the server starts): ``/`` (the landing page forwards
@@ -16,7 +17,7 @@ health check) and the time until the run is over (the app root reports ``notRunn
 nothing stale), which includes what a page draws after its first paint.  A warm-up round
 (file cache, bytecode) is not counted.
 
-    python benchmarks/bench_first_render.py [--rounds 5] [--query "sample=synthetic-k16-10k"]
+    python benchmarks/bench_first_render.py [--rounds 5] [--open-after 0] [--query "sample=synthetic-k16-10k"]
 
 Needs the ``playwright`` package and Debian's chromium at /usr/bin/chromium (never downloads a browser).
 """
@@ -97,13 +98,15 @@ def _serve(e2e, launcher: list[str], log_name: str):
                 proc.kill()
 
 
-def one_round(e2e, browser, bare_script: Path, query: str, order: list[str]) -> dict[str, tuple[float, float, float]]:
-    """Each page on a fresh server of its own, opened as soon as it answers; name -> (paint, settled, start) s."""
+def one_round(e2e, browser, bare_script: Path, query: str, order: list[str],
+              open_after: float = 0.0) -> dict[str, tuple[float, float, float]]:
+    """Each page on a fresh server of its own, opened ``open_after`` s after it answers; name -> (paint, settled, start) s."""
     out = {}
     for name in order:
         launcher, path, paint = PAGES[name]
         launcher = [str(bare_script) if part == BARE_SCRIPT else part for part in launcher]
         with _serve(e2e, launcher, f"first-render-{name}.log") as (url, started):
+            time.sleep(open_after)
             out[name] = (*_visit(browser, url + (f"/{query}" if path == "/" else ""), paint), started)
     return out
 
@@ -115,6 +118,8 @@ def _median(values) -> float:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds (default 5)")
+    parser.add_argument("--open-after", type=float, default=0.0,
+                        help="seconds between a server's health check and opening its page (default 0)")
     parser.add_argument("--query", default="", help="query string for the app's URL, e.g. 'sample=synthetic-k16-10k'")
     args = parser.parse_args(argv)
     e2e = _e2e()
@@ -127,15 +132,16 @@ def main(argv=None) -> int:
         bare_script = Path(folder) / "bare_slider.py"
         bare_script.write_text(BARE_PAGE)
         browser = pw.chromium.launch(executable_path=str(e2e.CHROMIUM), args=e2e.CHROMIUM_ARGS)
-        one_round(e2e, browser, bare_script, query, names)  # warm-up: file cache, bytecode
+        one_round(e2e, browser, bare_script, query, names, args.open_after)  # warm-up: file cache, bytecode
         for i in range(args.rounds):
             order = names[i % len(names):] + names[:i % len(names)]  # each page takes each place in turn
-            rounds.append(one_round(e2e, browser, bare_script, query, order))
+            rounds.append(one_round(e2e, browser, bare_script, query, order, args.open_after))
             loads.append(os.getloadavg()[0])
             print(f"round {i + 1}: " + ", ".join(f"{name} {rounds[-1][name][0]:.2f} s" for name in order)
                   + f" (load {loads[-1]:.2f})", flush=True)
         browser.close()
-    print(f"{args.rounds} rounds, a fresh server per page and round, opened as soon as it answers; app URL '/{query}'")
+    print(f"{args.rounds} rounds, a fresh server per page and round, opened {args.open_after:g} s after it answers; "
+          f"app URL '/{query}'")
     print(f"{'page (launcher)':<28}{'server start s':>15}{'first paint s':>15}{'run over s':>12}{'paint x bare':>14}")
     for name in names:
         ratio = _median(r[name][0] / r[BARE][0] for r in rounds)
