@@ -119,7 +119,10 @@ def check_header(names, source: str) -> list[str]:
 def _csv_header(stream, source: str) -> list[str]:
     try:
         row = next(csv.reader(stream), None)
-    except (UnicodeDecodeError, csv.Error) as exc:
+    except UnicodeDecodeError:  # UTF-16 ("Unicode text"), Latin-1, a gzip or binary file given as CSV
+        raise ScoreTableError(f"{source}: not UTF-8 text; save it as CSV UTF-8 (a compressed or binary file is not "
+                              "read)") from None
+    except csv.Error as exc:
         raise ScoreTableError(f"{source}: could not read the CSV header ({exc.__class__.__name__}: {_one_line(exc)})") from None
     if row is None:
         raise ScoreTableError(f"{source}: the file is empty")
@@ -148,6 +151,8 @@ def _read_csv(handle, header: list[str], source: str, text_columns=("item_id",))
     except pd.errors.ParserWarning:
         raise ScoreTableError(f"{source}: a data row has more fields than the header's {len(header)}; "
                               "quote text that holds commas") from None
+    except UnicodeDecodeError as exc:  # a Latin-1 cell far below a UTF-8 header
+        raise ScoreTableError(f"{source}: not UTF-8 text ({_one_line(exc)}); save it as CSV UTF-8") from None
     except Exception as exc:  # the parser raises many types for malformed input
         raise ScoreTableError(f"{source}: could not be read as CSV ({exc.__class__.__name__}: {_one_line(exc)})") from None
     if wide and as_text:
@@ -217,9 +222,10 @@ def read_table(path: str | Path, *, text_columns=("item_id",)) -> pd.DataFrame:
             return _read_parquet(str(path), source)
         with open(path, encoding="utf-8-sig", newline="") as stream:
             header = _csv_header(stream, source)
-        if sum(name.count(";") for name in header) >= len(header):  # e.g. "item_id;split;score_a" read as one name
-            raise ScoreTableError(f"{source}: looks semicolon-separated (';' in its header line); save it as "
-                                  "comma-separated CSV (in a spreadsheet: 'CSV, comma delimited')")
+        for sep, word in ((";", "semicolon"), ("\t", "tab")):  # e.g. "item_id;split;score_a" read as one name
+            if sum(name.count(sep) for name in header) >= len(header):
+                raise ScoreTableError(f"{source}: looks {word}-separated ({sep!r} in its header line); save it as "
+                                      "comma-separated CSV (in a spreadsheet: 'CSV, comma delimited')")
         return _read_csv(path, header, source, text_columns)
     except OSError as exc:
         raise ScoreTableError(f"{source}: could not be read ({exc.__class__.__name__}: {_one_line(exc.strerror or exc)})") from None

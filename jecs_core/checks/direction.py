@@ -103,6 +103,8 @@ def score_direction(table) -> DirectionCheck:
     se = np.sqrt((n + m + 1) / (12.0 * n * m)) if n and m else np.inf
     aucs = tuple(float(a) for a in _aucs(table.test, table.calibration)) if n and table.m else (float("nan"),) * table.K
     flagged = tuple(name for name, auc in zip(table.models, aucs) if auc >= REVERSED_AUC and (auc - 0.5) / se >= REVERSED_Z)
-    medians = np.median(table.calibration, axis=0)
+    ordered = np.sort(table.calibration, axis=0) if table.m else np.zeros((1, table.K))
+    # Half of each middle value, not their mean: scores near the float limit (1e308) must not overflow to inf.
+    medians = ordered[(len(ordered) - 1) // 2] / 2 + ordered[len(ordered) // 2] / 2
     high = float(np.mean((table.test > medians).all(axis=1))) if n else 0.0
     return DirectionCheck(models=tuple(table.models), auc=aucs, reversed_models=flagged, share_pmax_high=high)

@@ -135,7 +135,7 @@ def _register_evaluate(subparsers) -> None:
         "evaluate",
         help="Monte-Carlo GCP and power of every registered rule on a labelled score table",
         description="Repeat the paper's protocol on a labelled score table (member_<model> columns): each repetition "
-        "draws 80%% of the calibration and 80%% of the test items without replacement and runs the chosen rules at "
+        "draws 80% of the calibration and 80% of the test items without replacement and runs the chosen rules at "
         "every alpha. Prints mean GCP and power with standard errors (std/sqrt(reps), ddof=1); a dagger marks a mean "
         "GCP above its alpha. Those standard errors cover subsampling noise on this one table only; --twin adds the "
         "unconditional estimate over fresh synthetic tables matched to this audit.",

@@ -21,7 +21,7 @@ def register(subparsers) -> None:
         "leaderboard",
         help="rank the models on the clean subset, beside the full benchmark",
         description="Select the clean subset exactly as `jecs select` does at the same settings, then give each "
-        "model's mean per-item result on the full benchmark and on the clean subset, its 95%% interval, the range "
+        "model's mean per-item result on the full benchmark and on the clean subset, its 95% interval, the range "
         "of its mean on the truly clean items (post-hoc bound), its inflation and both rankings; list the rank "
         "differences on the clean subset that are significant. See docs/LEADERBOARD.md.",
     )

@@ -73,7 +73,7 @@ def test_named_parquet_index_comes_back_as_a_column(tmp_path):
         ("x.pkl", b"\x80\x04", "x.pkl: unsupported file type '.pkl', expected .csv or .parquet"),
         ("x.csv", b"", "x.csv: the file is empty"),
         ("x.parquet", b"not parquet", "x.parquet: could not be read as Parquet"),
-        ("x.csv", b"\xff\xfe\x00bad", "x.csv: could not read the CSV header"),
+        ("x.csv", b"\xff\xfe\x00bad", "x.csv: not UTF-8 text; save it as CSV UTF-8"),
     ],
 )
 def test_unreadable_bytes_give_one_line(name, data, message):
