@@ -26,8 +26,9 @@ Storey-BH on max-p with ``pi0 = min(1, (1 + #{p* > 0.5}) / (n 0.5))`` (the textb
 Usage::
 
     python benchmarks/validity_study.py            # full grid -> benchmarks/validity_study.csv + docs/VALIDITY.md
-    python benchmarks/validity_study.py --quick    # a few configs, seconds (CI)
+    python benchmarks/validity_study.py --quick    # a few configs, seconds (CI; with --duplicates: 200 tables a case)
     python benchmarks/validity_study.py --post-hoc # the post-hoc bound on the same grid (benchmarks/posthoc_study.py)
+    python benchmarks/validity_study.py --duplicates --markdown docs/VALIDITY.md  # duplicated items (cluster_study.py)
 """
 
 from __future__ import annotations
@@ -245,10 +246,10 @@ def write_markdown(summary: pd.DataFrame, frame: pd.DataFrame, path: Path, secon
             lines.append(f"| {alpha} | {row['storey-maxp']:.4f} | {row['storey-maxp'] - row[STOREY]:+.4f} | "
                          f"{row['storey-maxp'] - row['jecs']:+.4f} |")
         lines.append("")
-    # The post-hoc bound's section is written by benchmarks/posthoc_study.py; keep it.
+    # The duplicated-items and post-hoc sections are written by cluster_study.py and posthoc_study.py; keep them.
     old = path.read_text() if path.exists() else ""
-    marker = "## Post-hoc bound ("
-    kept = old[old.index(marker):] if marker in old else ""
+    marker = next((m for m in ("## Duplicated items: ", "## Post-hoc bound (") if m in old), None)
+    kept = old[old.index(marker):] if marker else ""
     path.write_text("\n".join(lines) + ("\n" + kept if kept else ""))
 
 
@@ -261,13 +262,14 @@ def main(argv=None) -> int:
     parser.add_argument("--markdown", type=Path, default=None, help="summary (default docs/VALIDITY.md; none in --quick)")
     parser.add_argument("--from-csv", type=Path, default=None, help="re-summarise a results CSV without running")
     parser.add_argument("--run-seconds", type=float, default=float("nan"), help="run time to report with --from-csv")
-    parser.add_argument("--post-hoc", action="store_true",
-                        help="run the post-hoc bound's study instead (simultaneous validity and tightness, same grid)")
+    parser.add_argument("--post-hoc", action="store_true", help="the post-hoc bound's study instead (posthoc_study.py)")
+    parser.add_argument("--duplicates", action="store_true", help="the duplicated items' cases instead (cluster_study.py)")
     args = parser.parse_args(argv)
-    if args.post_hoc:
-        from posthoc_study import main as post_hoc_main  # the same directory is on sys.path for a script
-
-        return post_hoc_main(["--quick"] if args.quick else [])
+    if args.post_hoc:  # the sibling studies sit in this directory, on sys.path for a script
+        return __import__("posthoc_study").main(["--quick"] if args.quick else [])
+    if args.duplicates:
+        out = ["--tables", "200"] if args.quick else ["--markdown", str(args.markdown or ROOT / "docs" / "VALIDITY.md")]
+        return __import__("cluster_study").main(["--cases", *out])
     if args.from_csv is not None:
         frame = pd.read_csv(args.from_csv)
         write_markdown(summarise(frame), frame, args.markdown or ROOT / "docs" / "VALIDITY.md", args.run_seconds)
