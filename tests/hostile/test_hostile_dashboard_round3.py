@@ -192,3 +192,28 @@ def test_data_page_says_the_scores_may_run_the_other_way():
     assert not at.exception
     shown = [re.sub(r"\\(.)", r"\1", w.value) for w in at.warning]  # what the user reads: Markdown escapes removed
     assert any("scores may run the other way" in text and "Lower scores = member" in text for text in shown)
+
+
+def test_a_hundred_thousand_column_parquet_uploads_and_selects(tmp_path):
+    import io
+
+    import numpy as np
+    import pandas as pd
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard import state
+
+    K = 100_000  # under the upload limit; the column check scanned a list per column and hung the page
+    frame = pd.DataFrame(np.random.default_rng(5).random((5, K), dtype=np.float32), columns=[f"score_m{k}" for k in range(K)])
+    frame.insert(0, "split", ["calibration"] * 3 + ["test"] * 2)
+    frame.insert(0, "item_id", list("abcde"))
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer)
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=600).run()
+    at.switch_page("views/data_page.py").run()
+    at.session_state[state.UPLOAD_PAYLOAD] = ("wide.parquet", buffer.getvalue())
+    at.run()
+    assert not at.exception
+    assert any("100000 models" in s.value for s in at.success)
+    at.switch_page("views/select_page.py").run()
+    assert not at.exception
