@@ -4,7 +4,8 @@ The minimal job reads the same CSV with pyarrow, computes the default rule's
 p-values and selection with jecs_core, and writes the columns the export writes
 (item id, selection, max-p, per-model p-values, member labels) with pyarrow's CSV
 writer.  Both run as fresh processes, interleaved round by round; the ratio is
-the median of the per-round wall-time ratios.  Peak memory is each process's
+the median of the per-round wall-time ratios; CPU seconds (user + system, all
+threads) and their ratio are printed beside it, as a loaded machine disturbs them less.  Peak memory is each process's
 maximum resident set size, set against the in-memory size of the input table
 (as pyarrow holds it).
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -50,14 +52,21 @@ pv.write_csv(pa.table(columns), {out!r})
 """
 
 
-def run(code: str) -> tuple[float, int]:
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", code + "\n" + PEAK], cwd=ROOT, capture_output=True, text=True)
-    seconds = time.perf_counter() - start
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(code: str, tree: Path = ROOT) -> tuple[float, int, float]:
+    """Wall seconds, peak resident bytes and CPU seconds (user + system, every thread) of one fresh process in ``tree``."""
+    start, start_cpu = time.perf_counter(), _children_cpu()
+    done = subprocess.run([sys.executable, "-c", code + "\n" + PEAK], cwd=tree, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(tree)})
+    seconds, cpu = time.perf_counter() - start, _children_cpu() - start_cpu
     if done.returncode != 0:
         raise RuntimeError(done.stderr[-2000:])
     peak_kib = int(next(line for line in done.stderr.splitlines() if line.startswith("PEAK")).split()[1])
-    return seconds, peak_kib * 1024
+    return seconds, peak_kib * 1024, cpu
 
 
 def main(argv=None) -> int:
@@ -66,6 +75,8 @@ def main(argv=None) -> int:
     parser.add_argument("--m", type=int, default=100_000)
     parser.add_argument("--k", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--other-tree", type=Path, default=None,
+                        help="also time jecs select from another checkout (e.g. `git archive <commit> | tar -x -C DIR`)")
     args = parser.parse_args(argv)
 
     import pyarrow.csv as pv
@@ -77,27 +88,32 @@ def main(argv=None) -> int:
         src = str(Path(tmp) / "scores.csv")
         write_table(score_frame(args.n, args.m, args.k), src)
         in_memory = pv.read_csv(src).nbytes
-        jobs = {"jecs select --out": JECS.format(src=src, out=str(Path(tmp) / "sel.csv")),
-                "minimal job (baseline)": MINIMAL.format(src=src, out=str(Path(tmp) / "min.csv"))}
+        jobs = {"jecs select --out": (ROOT, JECS.format(src=src, out=str(Path(tmp) / "sel.csv"))),
+                "minimal job (baseline)": (ROOT, MINIMAL.format(src=src, out=str(Path(tmp) / "min.csv")))}
+        if args.other_tree is not None:
+            jobs["jecs select, other tree"] = (args.other_tree.resolve(), JECS.format(src=src, out=str(Path(tmp) / "old.csv")))
         wall = {name: [] for name in jobs}
         peak = {name: [] for name in jobs}
+        cpu = {name: [] for name in jobs}
         loads = []
         for _ in range(args.rounds):
-            for name, code in jobs.items():
-                seconds, rss = run(code)
+            for name, (tree, code) in jobs.items():
+                seconds, rss, cpu_seconds = run(code, tree)
                 wall[name].append(seconds)
                 peak[name].append(rss)
+                cpu[name].append(cpu_seconds)
             loads.append(os.getloadavg()[0])
         size = os.path.getsize(src)
     base = "minimal job (baseline)"
     print(f"input: {args.n:,} test + {args.m:,} calibration rows, K = {args.k}; CSV {size / 2**20:.0f} MiB, "
           f"{in_memory / 2**20:.0f} MiB in memory (pyarrow); {args.rounds} interleaved rounds")
-    print(f"{'job':<26}{'median s':>10}{'x minimal':>11}{'peak MiB':>10}{'x input':>9}")
+    print(f"{'job':<26}{'median s':>10}{'x minimal':>11}{'cpu s':>8}{'cpu x':>7}{'peak MiB':>10}{'x input':>9}")
     for name in jobs:
         ratio = statistics.median(w / b for w, b in zip(wall[name], wall[base]))
+        cpu_ratio = statistics.median(c / b for c, b in zip(cpu[name], cpu[base]))
         top = max(peak[name])
-        print(f"{name:<26}{statistics.median(wall[name]):>10.2f}{ratio:>11.2f}{top / 2**20:>10.0f}"
-              f"{top / in_memory:>9.2f}")
+        print(f"{name:<26}{statistics.median(wall[name]):>10.2f}{ratio:>11.2f}{statistics.median(cpu[name]):>8.2f}"
+              f"{cpu_ratio:>7.2f}{top / 2**20:>10.0f}{top / in_memory:>9.2f}")
     print(f"load average (1 min) during the rounds: {min(loads):.2f} to {max(loads):.2f}")
     return 0
 
