@@ -70,7 +70,7 @@ def _visit(browser, url: str, paint_js: str) -> tuple[float, float]:
 
 
 @contextlib.contextmanager
-def _serve(e2e, launcher: list[str], log_name: str):
+def _serve(e2e, launcher: list[str], log_name: str, cwd: Path = ROOT):
     """A server started by ``launcher`` (plus the e2e tests' options) on a free port; yields (url, s to health)."""
     e2e.ARTIFACTS.mkdir(exist_ok=True)
     port = e2e.free_port()
@@ -78,7 +78,7 @@ def _serve(e2e, launcher: list[str], log_name: str):
            "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
     with open(e2e.ARTIFACTS / log_name, "wb") as log:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
                                 env={**os.environ, "PYTHONUNBUFFERED": "1"})
         url = f"http://127.0.0.1:{port}"
         try:
@@ -103,9 +103,10 @@ def one_round(e2e, browser, bare_script: Path, query: str, order: list[str],
     """Each page on a fresh server of its own, opened ``open_after`` s after it answers; name -> (paint, settled, start) s."""
     out = {}
     for name in order:
-        launcher, path, paint = PAGES[name]
+        launcher, path, paint = PAGES.get(name, PAGES["streamlit run app.py"])
         launcher = [str(bare_script) if part == BARE_SCRIPT else part for part in launcher]
-        with _serve(e2e, launcher, f"first-render-{name}.log") as (url, started):
+        cwd = Path(name.split(" at ", 1)[1]) if " at " in name else ROOT  # --compare checkout
+        with _serve(e2e, launcher, f"first-render-{name.split(' at ')[0]}.log", cwd) as (url, started):
             time.sleep(open_after)
             out[name] = (*_visit(browser, url + (f"/{query}" if path == "/" else ""), paint), started)
     return out
@@ -120,6 +121,8 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds (default 5)")
     parser.add_argument("--open-after", type=float, default=0.0,
                         help="seconds between a server's health check and opening its page (default 0)")
+    parser.add_argument("--compare", type=Path, default=None,
+                        help="another checkout (e.g. a git worktree of an earlier commit): its app.py joins the rounds")
     parser.add_argument("--query", default="", help="query string for the app's URL, e.g. 'sample=synthetic-k16-10k'")
     args = parser.parse_args(argv)
     e2e = _e2e()
@@ -128,6 +131,8 @@ def main(argv=None) -> int:
         raise SystemExit(f"cannot run: {reason}")
     query = f"?{args.query}" if args.query else ""
     names, rounds, loads = list(PAGES), [], []
+    if args.compare:
+        names.insert(0, f"streamlit run app.py at {args.compare.resolve()}")
     with tempfile.TemporaryDirectory() as folder, e2e.sync_playwright() as pw:
         bare_script = Path(folder) / "bare_slider.py"
         bare_script.write_text(BARE_PAGE)
@@ -140,15 +145,16 @@ def main(argv=None) -> int:
             print(f"round {i + 1}: " + ", ".join(f"{name} {rounds[-1][name][0]:.2f} s" for name in order)
                   + f" (load {loads[-1]:.2f})", flush=True)
         browser.close()
+    width = max(map(len, names)) + 2
     print(f"{args.rounds} rounds, a fresh server per page and round, opened {args.open_after:g} s after it answers; "
           f"app URL '/{query}'")
-    print(f"{'page (launcher)':<28}{'server start s':>15}{'first paint s':>15}{'run over s':>12}{'paint x bare':>14}")
+    print(f"{'page (launcher)':<{width}}{'server start s':>15}{'first paint s':>15}{'run over s':>12}{'paint x bare':>14}")
     for name in names:
         ratio = _median(r[name][0] / r[BARE][0] for r in rounds)
-        print(f"{name:<28}{_median(r[name][2] for r in rounds):>15.2f}{_median(r[name][0] for r in rounds):>15.2f}"
+        print(f"{name:<{width}}{_median(r[name][2] for r in rounds):>15.2f}{_median(r[name][0] for r in rounds):>15.2f}"
               f"{_median(r[name][1] for r in rounds):>12.2f}{ratio:>14.2f}")
     print(f"load average (1 min) during the rounds: {min(loads):.2f} to {max(loads):.2f}")
-    for name in names[:2]:
+    for name in names[:-1]:
         ratio = _median(r[name][0] / r[BARE][0] for r in rounds)
         print(f"goal: first paint <= {GOAL}x the bare page; {name}: {ratio:.2f}x ({'met' if ratio <= GOAL else 'NOT met'})")
     return 0
