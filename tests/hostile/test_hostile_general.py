@@ -122,6 +122,8 @@ def test_ctrl_c_at_any_moment_of_the_start_exits_without_a_traceback(tmp_path, d
     time.sleep(delay)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
+    if "<frozen site>" in err:  # Python's own start (site, .pth files) on a loaded machine: no jecs code ran yet
+        pytest.skip("interrupted inside the interpreter's start, before the jecs entry point")
     assert proc.returncode in (0, 130) and "Traceback" not in err, err[-1500:]
 
 

@@ -65,6 +65,8 @@ def test_ctrl_c_during_imports_exits_130():
     time.sleep(0.25)  # inside the imports of numpy / pandas
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
+    if "<frozen site>" in err:  # Python's own start (site, .pth files) on a loaded machine: no jecs code ran yet
+        pytest.skip("interrupted inside the interpreter's start, before the jecs entry point")
     if proc.returncode == 2:  # the command finished before the signal arrived on a fast machine
         pytest.skip("finished before the interrupt")
     assert proc.returncode == 130 and "Traceback" not in err
