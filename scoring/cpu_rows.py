@@ -10,6 +10,7 @@ so other backends keep the plain path.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -17,7 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 import torch
 
 _LOCK = threading.Lock()
-_POOLS: dict[int, ThreadPoolExecutor] = {}
+# Keyed by process too: a forked child inherits the pool object but not its threads.
+_POOLS: dict[tuple[int, int], ThreadPoolExecutor] = {}
 _PER_THREAD_COUNT: list[bool] = []
 
 
@@ -39,10 +41,11 @@ def workers() -> int:
 
 
 def _pool(size: int) -> ThreadPoolExecutor:
+    key = (os.getpid(), size)
     with _LOCK:
-        if size not in _POOLS:
-            _POOLS[size] = ThreadPoolExecutor(size, thread_name_prefix="jecs-rows", initializer=_one_thread)
-        return _POOLS[size]
+        if key not in _POOLS:
+            _POOLS[key] = ThreadPoolExecutor(size, thread_name_prefix="jecs-rows", initializer=_one_thread)
+        return _POOLS[key]
 
 
 def run_row_parts(fn: Callable[[int, int], None], n_rows: int, step: int, parts: int) -> None:

@@ -57,3 +57,19 @@ def test_threaded_statistics_equal_one_thread_bit_for_bit(rows, vocab, block):
         torch.set_num_threads(before)
     assert torch.get_num_threads() == before  # the workers' one-thread setting stays in the workers
     assert torch.equal(alone, threaded)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_a_forked_child_gets_its_own_workers():
+    import os
+    import signal
+
+    cpu_rows.run_row_parts(lambda a, b: None, 10, 2, 2)  # the parent's pool exists
+    pid = os.fork()
+    if pid == 0:  # the child inherits the pool object, not its threads, and must still score
+        signal.alarm(30)  # a child stuck on the inherited pool dies instead of hanging the test
+        done = []
+        cpu_rows.run_row_parts(lambda a, b: done.append(b - a), 10, 2, 2)
+        os._exit(0 if sum(done) == 10 else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
