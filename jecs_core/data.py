@@ -27,6 +27,7 @@ from .contract import (
     check_frame,
     validate_frame,
 )
+from .formats import table_kind
 from .io import LONG_TABLE_COLUMNS, ScoreTableError, file_sha256, read_table, read_table_bytes
 
 
@@ -176,7 +177,7 @@ def table_from_frame(
     source_sha256 : str, optional
         Hash of the source bytes, recorded in exports.
     from_file : bool
-        The frame was read from a file: messages add the spreadsheet row (header = row 1).
+        The frame was read from a CSV file: messages add the spreadsheet row (header = row 1).
 
     Returns
     -------
@@ -256,7 +257,7 @@ def load_scores(path: str | Path, *, layout: str = "auto", lower_is_member: bool
     """
     frame = read_table(path)
     return table_from_frame(frame, source=str(path), layout=layout, lower_is_member=lower_is_member,
-                            source_sha256=file_sha256(path), from_file=True)
+                            source_sha256=file_sha256(path), from_file=table_kind(path) == "csv")
 
 
 def load_scores_bytes(data: bytes, name: str, *, layout: str = "auto", lower_is_member: bool = False,
@@ -289,7 +290,7 @@ def load_scores_bytes(data: bytes, name: str, *, layout: str = "auto", lower_is_
     frame = read_table_bytes(data, name)
     report(f"Checking {len(frame):,} rows against the data contract…")
     return table_from_frame(frame, source=str(name), layout=layout, lower_is_member=lower_is_member,
-                            source_sha256=hashlib.sha256(data).hexdigest(), from_file=True)
+                            source_sha256=hashlib.sha256(data).hexdigest(), from_file=table_kind(name) == "csv")
 
 
 __all__ = [

@@ -84,6 +84,15 @@ def test_a_score_that_overflows_float_is_refused_not_read_as_inf(tmp_path, cell)
     _one_line_error(_jecs("select", tmp_path / "big.csv"), "column 'score_a'", "non-finite score", "row 46")
 
 
+def test_a_parquet_problem_names_the_row_without_a_spreadsheet_row(tmp_path):
+    frame = _table()
+    frame["score_a"] = pd.array(frame["score_a"], dtype="Float64")
+    frame.loc[45, "score_a"] = pd.NA
+    frame.to_parquet(tmp_path / "na.parquet")
+    _one_line_error(_jecs("select", tmp_path / "na.parquet"), "column 'score_a': missing score", "row 46")
+    assert "spreadsheet" not in _jecs("select", tmp_path / "na.parquet").stderr
+
+
 def test_scores_at_the_float_limit_give_no_overflow_and_the_right_direction(tmp_path):
     frame = _table()
     frame["score_a"] = 1e308 * np.sign(frame["score_a"])
