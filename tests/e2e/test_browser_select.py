@@ -136,8 +136,12 @@ def test_lambda_and_knn_steps_update_cards_envelope_and_url(page, app_url):
     page.get_by_role("slider", name="λ").press("ArrowLeft")
     page.wait_for_function(f"() => new URLSearchParams(location.search).get('lam') == '0.65' && {SETTLED}")
     page.locator('[data-testid="stRadio"]', has_text="kNN size k_n").get_by_text("Manual").click()
+    # The manual k_n starts from its declared start value once the rerun after the switch has settled.
+    page.wait_for_function(f"() => /^[0-9]+$/.test(new URLSearchParams(location.search).get('knn') || '') && {SETTLED}")
+    start = page.evaluate("() => new URLSearchParams(location.search).get('knn')")
     box = page.locator('[data-testid="stNumberInput"]', has_text="k_n")
-    knn = int(box.locator("input").input_value()) + 1
+    assert box.locator("input").input_value() == start
+    knn = int(start) + 1
     box.get_by_test_id("stNumberInputStepUp").click()
     page.wait_for_function(f"() => new URLSearchParams(location.search).get('knn') == '{knn}' && {SETTLED}")
     page.wait_for_timeout(300)
