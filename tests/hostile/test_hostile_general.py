@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -153,3 +154,32 @@ def test_a_writer_killed_mid_write_leaves_nothing_after_the_rerun(tmp_path):
     assert any(p.name.endswith(".jecs-partial") for p in tmp_path.iterdir())  # the kill left one
     assert _jecs("synth", "--pool-size", "50", "--out", out).returncode == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.csv"]
+
+
+def test_score_out_equal_to_texts_and_a_huge_knn_are_refused_through_the_command(tmp_path):
+    texts = tmp_path / "texts.csv"
+    texts.write_text("item_id,split,text\na,calibration,hello\nb,test,world\n")
+    before = texts.read_bytes()
+    (tmp_path / "model").mkdir()
+    run = _jecs("score", "--texts", texts, "--model", f"a={tmp_path / 'model'}", "--out", texts, timeout=300)
+    _one_line_error(run, "--out", "is the input file")
+    assert texts.read_bytes() == before
+    _table().to_csv(tmp_path / "s.csv", index=False)
+    _one_line_error(_jecs("select", tmp_path / "s.csv", "--knn", 100_000_000_000), "knn must be at most", "n = 60")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+def test_every_writer_of_the_command_honours_the_umask(tmp_path):
+    root = Path(__file__).resolve().parents[2] / "sample_data" / "real"
+    scores, results = root / "wiki_smollm2_exposure_k4.csv", root / "wiki_smollm2_exposure_k4_results.csv"
+    commands = [("evaluate", scores, "--reps", 3, "--out", tmp_path / "ev.csv"),
+                ("sweep", "lambda", scores, "--reps", 3, "--out", tmp_path / "sw.csv"),
+                ("leaderboard", scores, "--results", results, "--out", tmp_path / "lb.csv",
+                 "--pairwise-out", tmp_path / "pw.csv"),
+                ("report", scores, "--out", tmp_path / "r.html")]
+    for argv in commands:
+        run = subprocess.run(["jecs", *map(str, argv)], capture_output=True, text=True, timeout=600,
+                             preexec_fn=lambda: os.umask(0o002))
+        assert run.returncode == 0, (argv[0], run.stderr[-1500:])
+    modes = {p.name: p.stat().st_mode & 0o777 for p in tmp_path.iterdir()}
+    assert modes == dict.fromkeys(["ev.csv", "sw.csv", "lb.csv", "pw.csv", "r.html"], 0o664)
