@@ -188,8 +188,10 @@ def plain_block(frame, columns) -> np.ndarray | None:
     pass per column, which dominated tables of tens of thousands of models; ``None`` sends the
     table through the per-column checks and their messages.
     """
-    dtypes = frame.dtypes
-    if not columns or not all(isinstance(dtypes[c], np.dtype) and dtypes[c].kind in "iuf" for c in columns):
+    chosen = frame.columns.isin(columns)  # one hash pass; looking each name up in frame.dtypes took seconds
+    if not columns or list(frame.columns[chosen]) != list(columns):  # another order, or a repeated name
         return None
-    block = frame[list(columns)].to_numpy(dtype=float)
-    return block if block.shape[1] == len(columns) and np.isfinite(block).all() else None
+    if not all(isinstance(d, np.dtype) and d.kind in "iuf" for d in frame.dtypes.to_numpy()[chosen]):
+        return None
+    block = frame.loc[:, chosen].to_numpy(dtype=float)
+    return block if np.isfinite(block).all() else None
