@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import glob
 import os
+import re
+import socket
 import tempfile
 import time
+import zlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -140,12 +143,39 @@ def _umask_mode() -> int:
     return 0o666 & ~umask
 
 
+def _host_tag() -> str:
+    return f"{zlib.crc32(socket.gethostname().encode()) & 0xFFFFFFFF:08x}"
+
+
+def _owner_tag() -> str:
+    """``p<pid>h<host>``: which process on which machine writes a temporary file (read back by the cleanup)."""
+    return f"p{os.getpid()}h{_host_tag()}"
+
+
+_OWNER = re.compile(r"p(\d+)h([0-9a-f]{8})\.")
+
+
+def _writer_is_gone(name: str, target: Path) -> bool:
+    """True when the temporary file ``name`` was made by a process of this machine that no longer runs."""
+    found = _OWNER.match(name[len(target.name) + 2:])
+    if found is None or found.group(2) != _host_tag():
+        return False  # another machine's (a shared folder) or an unnamed file: only its age tells
+    try:
+        os.kill(int(found.group(1)), 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError, OSError):
+        return False  # alive under another user, or not a pid we can ask about
+    return False
+
+
 def _remove_stale_temps(target: Path) -> None:
-    """Delete this target's temporary files left by a writer killed (SIGKILL) more than an hour ago."""
+    """Delete this target's temporary files left by a killed writer (SIGKILL): at once when the writer's
+    process is gone from this machine, otherwise once they are older than an hour."""
     now = time.time()
     for temp in target.parent.glob(f".{glob.escape(target.name)}.*{TEMP_SUFFIX}"):
         try:
-            if temp.is_file() and now - temp.stat().st_mtime > STALE_SECONDS:
+            if temp.is_file() and (_writer_is_gone(temp.name, target) or now - temp.stat().st_mtime > STALE_SECONDS):
                 temp.unlink()
         except OSError:  # another writer's file, gone or not ours to delete: leave it
             pass
@@ -156,8 +186,9 @@ def write_files_atomic(writers: Mapping[str | Path, Callable[[Path], None]]) -> 
 
     ``writers`` maps each target path to ``writer(temporary_path)``. If any writer fails, no
     target is touched. The temporary files live in the targets' directories (same file
-    system), so each rename is atomic; they are named ``.<target>.<random>.jecs-partial``, and one
-    older than an hour (left by a killed writer) is deleted on the next write to that target. The
+    system), so each rename is atomic; they are named ``.<target>.p<pid>h<host>.<random>.jecs-partial``,
+    and one left by a killed writer is deleted on the next write to that target (at once when its
+    process is gone from this machine, else after an hour). The
     outputs get the mode the user's umask gives new files.
     """
     temps: list[tuple[Path, Path]] = []
@@ -166,7 +197,7 @@ def write_files_atomic(writers: Mapping[str | Path, Callable[[Path], None]]) -> 
         for target, writer in writers.items():
             target = Path(target)
             _remove_stale_temps(target)
-            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=target.parent)
+            fd, name = tempfile.mkstemp(prefix=f".{target.name}.{_owner_tag()}.", suffix=TEMP_SUFFIX, dir=target.parent)
             os.close(fd)
             os.chmod(name, mode)  # mkstemp makes 0600; the output gets the mode any new file of the user's gets
             temps.append((Path(name), target))

@@ -138,8 +138,6 @@ def test_ctrl_c_at_any_moment_of_the_start_exits_without_a_traceback(tmp_path, d
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-@pytest.mark.xfail(strict=True, reason="jecs_core/_writers.py (speed helper): a killed writer's .jecs-partial file "
-                   "is removed only after an hour, so a rerun right after a SIGKILL leaves it beside the output")
 def test_a_writer_killed_mid_write_leaves_nothing_after_the_rerun(tmp_path):
     script = ("import sys, time; import jecs_core._writers as w; from jecs_cli import main\n"
               "real = w.write_csv\n"

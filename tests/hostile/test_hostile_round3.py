@@ -113,6 +113,25 @@ def test_stale_partial_files_cleaned_fresh_ones_kept(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == [".sel.csv.def456.jecs-partial", "sel.csv"]
 
 
+def test_a_running_writers_partial_file_is_kept_and_a_dead_ones_removed(tmp_path):
+    import subprocess
+    import sys
+
+    from jecs_core._writers import _host_tag
+    from jecs_core.io import write_table
+
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(done.stdout)  # that process has exited
+    alive = tmp_path / f".sel.csv.p{os.getpid()}h{_host_tag()}.abc.jecs-partial"
+    dead = tmp_path / f".sel.csv.p{dead_pid}h{_host_tag()}.def.jecs-partial"
+    elsewhere = tmp_path / f".sel.csv.p{dead_pid}h{(int(_host_tag(), 16) ^ 1):08x}.ghi.jecs-partial"
+    for temp in (alive, dead, elsewhere):
+        temp.write_text("part of a table")
+    write_table(pd.DataFrame({"a": [1]}), tmp_path / "sel.csv")
+    # Only a process of this machine known to be gone is certainly not writing any more.
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([alive.name, elsewhere.name, "sel.csv"])
+
+
 def test_semicolon_file_gets_the_delimiter_hint(tmp_path):
     path = tmp_path / "semi.csv"
     path.write_text("item_id;split;score_a\nc1;calibration;0,5\nt1;test;0,3\n", encoding="utf-8")
