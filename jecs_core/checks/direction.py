@@ -13,8 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import rankdata
 
+from .._rank import count_at_most
+
+# Calibration sizes from which the bucket table beats two binary searches per test score.
+_BUCKETS_FROM = 1024
 # A model is flagged when its AUC is at least this and REVERSED_Z standard errors above 1/2:
 # a clear, not a marginal, excess (the exchangeable-null standard error shrinks with n and m).
 REVERSED_AUC = 0.6
@@ -22,15 +25,26 @@ REVERSED_Z = 3.0
 SWITCH_ADVICE = 'tick "Lower scores = member" with the Data page\'s upload, or pass --lower-is-member to the jecs command'
 
 
-def _aucs(test: np.ndarray, calibration: np.ndarray) -> np.ndarray:
+def _aucs(test: np.ndarray, ordered: np.ndarray) -> np.ndarray:
     """Per column, the share of (test, calibration) pairs with the test score higher, ties counting 1/2.
 
-    The Mann-Whitney statistic from average ranks of the pooled column: one pass over all the
-    models at once.
+    ``ordered`` holds each model's calibration scores sorted, one row per model (K, m). Per test
+    score, the calibration scores below it and those equal to it are counted (bucket table or binary
+    search): exact, without ranking the pooled column.
     """
-    n, m = len(test), len(calibration)
-    ranks = rankdata(np.vstack([test, calibration]), axis=0)
-    return (ranks[:n].sum(axis=0) - n * (n + 1) / 2) / (n * m)
+    n, m = test.shape[0], ordered.shape[1]
+    out = np.empty(ordered.shape[0])
+    for k, column in enumerate(ordered):
+        scores = test[:, k]
+        if m >= _BUCKETS_FROM and np.isfinite(column[[0, -1]]).all():
+            # The p-values' bucket table: #{cal <= t}, and #{cal < t} = m - #{-cal <= -t}.
+            at_most = count_at_most(column, scores) - 1
+            below = m - (count_at_most(-column[::-1], -scores) - 1)
+        else:  # a small calibration set: the table's set-up would cost more than the searches
+            below = np.searchsorted(column, scores, side="left")
+            at_most = np.searchsorted(column, scores, side="right")
+        out[k] = (below.sum(dtype=np.float64) + 0.5 * (at_most - below).sum(dtype=np.float64)) / (n * m)
+    return out
 
 
 @dataclass(frozen=True)
@@ -101,10 +115,12 @@ def score_direction(table) -> DirectionCheck:
     # so heavily duplicated calibration rows do not make a chance excess look significant.
     m = len(np.unique(table.calibration, axis=0)) if m else 0
     se = np.sqrt((n + m + 1) / (12.0 * n * m)) if n and m else np.inf
-    aucs = tuple(float(a) for a in _aucs(table.test, table.calibration)) if n and table.m else (float("nan"),) * table.K
+    # One model's sorted calibration scores per row: contiguous for the searches and the medians.
+    ordered = np.sort(np.ascontiguousarray(table.calibration.T), axis=1) if table.m else np.zeros((table.K, 1))
+    aucs = tuple(float(a) for a in _aucs(table.test, ordered)) if n and table.m else (float("nan"),) * table.K
     flagged = tuple(name for name, auc in zip(table.models, aucs) if auc >= REVERSED_AUC and (auc - 0.5) / se >= REVERSED_Z)
-    ordered = np.sort(table.calibration, axis=0) if table.m else np.zeros((1, table.K))
     # Half of each middle value, not their mean: scores near the float limit (1e308) must not overflow to inf.
-    medians = ordered[(len(ordered) - 1) // 2] / 2 + ordered[len(ordered) // 2] / 2
+    width = ordered.shape[1]
+    medians = ordered[:, (width - 1) // 2] / 2 + ordered[:, width // 2] / 2
     high = float(np.mean((table.test > medians).all(axis=1))) if n else 0.0
     return DirectionCheck(models=tuple(table.models), auc=aucs, reversed_models=flagged, share_pmax_high=high)
