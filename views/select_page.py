@@ -162,4 +162,6 @@ if compute.duplicates(data.key, table).any:
         "One hypothesis per cluster of duplicates", key=CLUSTER,
         help="Copies and near-copies of one item are kept or dropped together, and count once in the step-up "
         "(as jecs select --cluster duplicates). The cards, warnings and export use it; figures and items show the "
-        "item-level fit.")
+        "item-level fit. α then bounds the share of selected clusters that are contaminated, not of items: "
+        "with clusters of unequal size the item share can be higher (JMCS stays under α at both levels; "
+        "docs/VALIDITY.md, Duplicated items).")
