@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import rankdata
+import pandas as pd
 
 from ._common import as_table, fmt, json_matrix, json_number
 
@@ -63,7 +63,8 @@ def _unit_ranks(scores) -> tuple[np.ndarray, np.ndarray]:
     values = np.asarray(scores, dtype=float)
     if values.ndim != 2 or values.shape[0] < 2:
         raise ValueError(f"scores must be a 2-D array with at least 2 rows, got shape {values.shape}")
-    ranks = rankdata(values, axis=0)
+    # pandas (loaded anyway) gives the average ranks without importing scipy.stats.
+    ranks = pd.DataFrame(values, copy=False).rank(axis=0, method="average").to_numpy(dtype=float)
     centred = ranks - ranks.mean(axis=0)
     norms = np.sqrt((centred ** 2).sum(axis=0))
     return centred / np.where(norms > 0, norms, 1.0), norms

@@ -29,7 +29,7 @@ from functools import lru_cache
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
+from scipy.special import ndtr, ndtri
 
 from ..conformal import conformal_pvalues
 from ..data import ScoreTable
@@ -150,7 +150,7 @@ class TwinModel:
 
 def normal_scores(counts: np.ndarray, m: int) -> np.ndarray:
     """``Phi^-1((c + 1/2) / (m + 1))`` of calibration counts ``c`` (mid-rank normal scores)."""
-    return norm.ppf((counts + 0.5) / (m + 1))
+    return ndtri((counts + 0.5) / (m + 1))
 
 
 def copula_correlation(calibration: np.ndarray) -> np.ndarray:
@@ -159,7 +159,7 @@ def copula_correlation(calibration: np.ndarray) -> np.ndarray:
     if k == 1 or m < 3:
         return np.eye(k)
     ranks = np.argsort(np.argsort(calibration, axis=0, kind="stable"), axis=0)
-    corr = np.corrcoef(norm.ppf((ranks + 1) / (m + 1)), rowvar=False)
+    corr = np.corrcoef(ndtri((ranks + 1) / (m + 1)), rowvar=False)
     corr = np.nan_to_num(corr, nan=0.0)
     values, vectors = np.linalg.eigh((corr + corr.T) / 2)
     fixed = (vectors * np.clip(values, 1e-6, None)) @ vectors.T
@@ -169,12 +169,17 @@ def copula_correlation(calibration: np.ndarray) -> np.ndarray:
     return out
 
 
+def _normal_pdf(x):
+    # With scipy.special's normal CDF and quantile, this density spares the select path scipy.stats' import.
+    return np.exp(-np.square(x) / 2.0) / np.sqrt(2.0 * np.pi)
+
+
 def _censored_mean(mu: float, low: float, high: float, kind: np.ndarray, u: np.ndarray) -> np.ndarray:
     """E[X | observation] for X ~ N(mu, 1): u where seen, truncated means where censored."""
     out = u.copy()
     a, b = low - mu, high - mu
-    out[kind < 0] = mu - norm.pdf(a) / max(norm.cdf(a), 1e-300)
-    out[kind > 0] = mu + norm.pdf(b) / max(norm.sf(b), 1e-300)
+    out[kind < 0] = mu - _normal_pdf(a) / max(ndtr(a), 1e-300)
+    out[kind > 0] = mu + _normal_pdf(b) / max(ndtr(-b), 1e-300)
     return out
 
 
@@ -184,14 +189,14 @@ def fit_shift(counts: np.ndarray, m: int) -> tuple[float, float]:
     ``counts`` are ``#{calibration <= test score}`` (0..m).  Count 0 is censored below
     ``Phi^-1(1/(m+1))`` and count m above ``Phi^-1(m/(m+1))``.
     """
-    low, high = norm.ppf(1 / (m + 1)), norm.ppf(m / (m + 1))
+    low, high = ndtri(1 / (m + 1)), ndtri(m / (m + 1))
     kind = np.where(counts <= 0, -1, np.where(counts >= m, 1, 0))
     u = np.where(kind == 0, normal_scores(np.clip(counts, 0, m), m), 0.0)
     mu, w = min(0.0, float(np.median(normal_scores(counts, m)))), 0.1
 
     def likelihood(mean: float) -> np.ndarray:
-        seen = norm.pdf(u - mean)
-        return np.where(kind < 0, norm.cdf(low - mean), np.where(kind > 0, norm.sf(high - mean), seen))
+        seen = _normal_pdf(u - mean)
+        return np.where(kind < 0, ndtr(low - mean), np.where(kind > 0, ndtr(mean - high), seen))
 
     for _ in range(_EM_STEPS):
         member, other = w * likelihood(0.0), (1 - w) * likelihood(mu)
@@ -217,11 +222,11 @@ def matched_shares(model: TwinModel, tail_share: float, *, lam: float = 0.5, siz
     rng = np.random.default_rng(20_251_122)
     chol = np.linalg.cholesky(model.correlation)
     latent = _correlate(rng.standard_normal((size, model.K)), chol)
-    q0 = float(np.mean(norm.cdf(latent - model.shift).max(axis=1) > lam))
+    q0 = float(np.mean(ndtr(latent - model.shift).max(axis=1) > lam))
     out = {}
     for pattern in PATTERNS:
         members = model.memberships(rng, pattern, n=size, share=1.0)
-        q1 = float(np.mean(norm.cdf(latent - model.shift * (1 - members)).max(axis=1) > lam))
+        q1 = float(np.mean(ndtr(latent - model.shift * (1 - members)).max(axis=1) > lam))
         out[pattern] = float(np.clip((tail_share - q0) / max(q1 - q0, 1e-9), 0.0, 1.0))
     return out
 
