@@ -35,8 +35,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jecs_core import conformal_pvalues  # noqa: E402
+from jecs_core._pvalue_kernel import _PARALLEL_MIN_CELLS, ordered_keys  # noqa: E402
 from jecs_core._rank import count_at_most  # noqa: E402
-from jecs_core.conformal import _PARALLEL_MIN_CELLS, ordered_keys  # noqa: E402
 
 CASES = [  # (n, m, K, signal)
     (20_000, 1_000, 16, 4.0),

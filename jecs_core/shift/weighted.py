@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._pvalue_kernel import conformal_pvalues
 from .._validation import check_rng
 from ._crossfit import make_folds, oof_probabilities
 from ._features import Design, as_scores, pair
@@ -154,12 +155,10 @@ def weighted_pvalues(test_scores, cal_scores, *, test_weights, cal_weights,
 
 
 def plain_pvalues(test_scores, cal_scores, *, rng: np.random.Generator | None = None) -> np.ndarray:
-    """Unweighted conformal p-values: :func:`weighted_pvalues` with unit weights.
+    """Unweighted conformal p-values: :func:`jecs_core.conformal_pvalues`, the one implementation.
 
-    Bit for bit :func:`jecs_core.conformal_pvalues` (a test holds this).  It does not call
-    that function because :func:`jecs_core.table_pvalues`, in the same module, calls this
-    package: importing it from here would make an import cycle.  Moving ``conformal_pvalues``
-    to a module below both would let this become a plain call.
+    The shift checks call it by this name beside :func:`weighted_pvalues`, whose unit-weight case
+    equals it bit for bit (a test holds this).
     """
     test, cal = as_scores(test_scores, "test_scores"), as_scores(cal_scores, "cal_scores")
-    return weighted_pvalues(test, cal, test_weights=np.ones(len(test)), cal_weights=np.ones(len(cal)), rng=rng)
+    return conformal_pvalues(test, cal, rng=rng)

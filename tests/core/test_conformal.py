@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats
 
-import jecs_core.conformal as conformal_mod
+import jecs_core._pvalue_kernel as conformal_mod
 from jecs_core import conformal_pvalues
 from jecs_core.conformal import ordered_keys
 

@@ -1,0 +1,113 @@
+"""Conformal p-values of test items against a calibration set of known members: the array kernel.
+
+Public through :mod:`jecs_core.conformal` (``conformal_pvalues``, ``ordered_keys``); it lives below
+that module so the calibration-shift package, which :func:`jecs_core.conformal.table_pvalues`
+calls, can use the same implementation without an import cycle.
+
+For model k and test item i (paper, eq. prelim-model-p)::
+
+    p_i^k = (1 + #{l in calibration : T_l^k <= T_i^k}) / (m + 1)
+
+Scores are oriented so that larger means more member-like; a small p-value is
+evidence that the item is *not* a member of model k.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ._rank import count_at_most
+from ._validation import check_score_matrix
+
+# Below this many test cells the thread pool costs more than it saves (decided by
+# benchmarks/bench_pvalues.py, which times the serial and threaded paths side by side).
+# Sorting each test column before the lookups is not done: its argsort costs more than the
+# cache misses it saves; the bucket table of jecs_core._rank saves them (the same benchmark times all three).
+_PARALLEL_MIN_CELLS = 2_000_000
+
+
+def ordered_keys(values: np.ndarray) -> np.ndarray:
+    """int64 keys that sort, and tie, exactly as the finite float64 ``values`` do.
+
+    The IEEE bit pattern read as a signed integer orders non-negative floats; flipping the
+    63 low bits of the negative ones reverses their order into place.  ``-0.0`` is mapped
+    to ``+0.0`` first (adding zero does it) so the two zeros stay tied.
+    """
+    bits = np.add(values, 0.0).view(np.int64)
+    bits ^= (bits >> 63) & np.int64(0x7FFF_FFFF_FFFF_FFFF)
+    return bits
+
+
+def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generator | None = None) -> np.ndarray:
+    """Per-model conformal p-values.
+
+    Parameters
+    ----------
+    test_scores : array_like, shape (n, K) or (n,)
+        Detection scores of the test items, one column per model, larger = more member-like.
+    calibration_scores : array_like, shape (m, K) or (m,)
+        Scores of the calibration items (known members of every model), same columns.
+    rng : numpy.random.Generator, optional
+        If given, ties between a test score and calibration scores are broken at random
+        (``p = (#{T_l < T_i} + U (1 + #{T_l = T_i})) / (m + 1)`` with ``U ~ Unif(0, 1)``),
+        which makes the p-value exactly uniform under exchangeability.  By default the
+        deterministic (conservative) form is used.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, K)
+        p-values in ``{1/(m+1), ..., 1}`` (deterministic form) or in ``(0, 1]`` (randomized).
+    """
+    test = check_score_matrix(test_scores, "test_scores")
+    cal = check_score_matrix(calibration_scores, "calibration_scores")
+    if test.shape[1] != cal.shape[1]:
+        raise ValueError(
+            f"test_scores has {test.shape[1]} model column(s) but calibration_scores has {cal.shape[1]}"
+        )
+    m = cal.shape[0]
+    if m == 0:
+        raise ValueError("calibration_scores must have at least one row")
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator or None, got {type(rng).__name__}")
+
+    n, n_models = test.shape
+    # Column-major output: each worker fills one contiguous column.
+    out = np.empty((n, n_models), dtype=float, order="F")
+    # Draw the tie-breaking uniforms up front so the result does not depend on threading.
+    uniforms = rng.random((n, n_models)) if rng is not None else None
+
+    def fill_column(k: int) -> None:
+        # Each worker sorts its own calibration column (a contiguous copy sorts faster than
+        # numpy's strided sort along axis 0, and the sort runs in parallel with the others).
+        ordered, target = np.sort(cal[:, k]), out[:, k]
+        if rng is None:
+            # A bucket table answers most look-ups without a binary search (jecs_core._rank);
+            # (1 + c) / (m + 1) is one division pass, rounded as the formula is.
+            np.divide(count_at_most(ordered, test[:, k]), m + 1, out=target)
+            return
+        # Both counts by binary search on order-preserving int64 keys (integer comparisons are
+        # cheaper than numpy's NaN-aware float ones).  A leading key below every score makes
+        # searchsorted return 1 + the count.
+        reference = np.empty(m + 1, dtype=np.int64)
+        reference[0] = np.iinfo(np.int64).min
+        reference[1:] = ordered_keys(ordered)
+        keys = ordered_keys(test[:, k])
+        at_most = np.searchsorted(reference, keys, side="right")  # 1 + #{T_l <= T_i}
+        below = np.searchsorted(reference, keys, side="left")  # 1 + #{T_l < T_i}
+        np.add(1.0, at_most - below, out=target)
+        target *= uniforms[:, k]
+        target += below - 1
+        target /= m + 1
+
+    workers = min(n_models, os.cpu_count() or 1)
+    if workers > 1 and test.size >= _PARALLEL_MIN_CELLS:
+        # searchsorted and sort release the GIL, so threads use every core.
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            list(pool.map(fill_column, range(n_models)))
+    else:
+        for k in range(n_models):
+            fill_column(k)
+    return out
