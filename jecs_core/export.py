@@ -49,9 +49,8 @@ def _result_columns(comparison: Comparison, names) -> dict[str, np.ndarray]:
     n = comparison.pvalues.shape[0]
     for name in names:
         result = comparison.result(name)
-        for column in RESULT_COLUMNS:
-            value = getattr(result, column, None)  # the per-item values an envelope rule defines
-            if column not in found and value is not None and np.shape(value) == (n,):
+        for column, value in result.item_columns().items():
+            if column in RESULT_COLUMNS and column not in found and np.shape(value) == (n,):
                 found[column] = np.asarray(value)
     return found
 

@@ -135,6 +135,10 @@ class SelectionResult:
         """Each model's own selection, shape (n, K), for rules combining per-model selections (else ``None``)."""
         return None
 
+    def item_columns(self) -> dict[str, np.ndarray]:
+        """Per-item values the export writes beside the p-values (e.g. ``p_tilde``), each of shape (n,)."""
+        return {}
+
     def fit_notes(self) -> tuple[str, ...]:
         """One-line cautions about the fit (e.g. too few values in an envelope's tail); none by default."""
         return ()

@@ -140,6 +140,9 @@ class JECSResult(SelectionResult):
     # The fitted quantities, re-exposed so callers need not reach into ``fit``.
     p_max = property(lambda self: self.fit.p_max)
     p_tilde = property(lambda self: self.fit.p_tilde)
+
+    def item_columns(self) -> dict[str, np.ndarray]:
+        return {"p_tilde": self.p_tilde}
     lam = property(lambda self: self.fit.lam)
     k_n = property(lambda self: self.fit.k_n)
     g_hat = property(lambda self: self.fit.g_hat)

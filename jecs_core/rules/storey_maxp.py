@@ -121,6 +121,9 @@ class StoreyMaxPResult(SelectionResult):
 
     p_max = property(lambda self: self.fit.p_max)
     p_tilde = property(lambda self: self.fit.p_max)
+
+    def item_columns(self) -> dict[str, np.ndarray]:
+        return {"p_tilde": self.p_tilde}
     lam = property(lambda self: self.fit.lam)
     anchor = property(lambda self: self.fit.lam)
     pi0_hat = property(lambda self: self.fit.pi0_hat)
