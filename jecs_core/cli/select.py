@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import sys
 
 from ..compare import compare_pvalues
@@ -16,7 +17,7 @@ from ..shift.choose import SHIFT_METHODS
 from .leaderboard import add_lm_eval_samples_options, check_lm_eval_samples_args, write_lm_eval_selection
 from .options import add_rule_options, add_table_options, alpha_arg, rule_options
 
-# Above this many test items the diagnostics take minutes (the pi0 bootstrap re-sorts n max-p values
+# Above this many test items the diagnostics take minutes (the pi0 bootstrap refits n max-p values
 # hundreds of times; the twin check is O(twin tables x n x K)): they run only with --diagnostics, twin check off.
 LARGE_TABLE = 200_000
 
@@ -103,11 +104,15 @@ def format_summary(table, comparison) -> str:
     return "\n".join(lines)
 
 
-def _post_hoc_summary(comparison, method: str, delta: float, calibration_size: int) -> str:
-    """The exported rule's post-hoc line (the default rule's with ``--method all``)."""
+def _post_hoc_summary(comparison, method: str, delta: float, calibration_size: int, recorded=None) -> str:
+    """The exported rule's post-hoc line (the default rule's with ``--method all``); ``recorded`` is the
+    sidecar's ``post_hoc`` block when one was written, so the line and the file agree without a second fit."""
     name = DEFAULT_METHOD if method == "all" else method
     selected = comparison.selected(name)
-    bound = post_hoc_bound(comparison.pvalues, selected, delta=delta, calibration_size=calibration_size)
+    if recorded is not None:
+        bound = int(recorded["max_contaminated"])
+    else:
+        bound = post_hoc_bound(comparison.pvalues, selected, delta=delta, calibration_size=calibration_size)
     return f"{row_label(name)}: {post_hoc_line(bound, int(selected.sum()), delta=delta)}"
 
 
@@ -208,6 +213,7 @@ def run(args: argparse.Namespace) -> int:
             args.out, table, comparison, args.method, spreadsheet_safe_cells=not args.raw_cells,
             options=_options(args, check, shift), warnings=warnings,
             diagnostics=None if diagnostics is None else diagnostics.to_dict(), post_hoc_delta=args.post_hoc_delta)
+    recorded = json.loads(json_path.read_text(encoding="utf-8"))["post_hoc"] if args.out else None
     rest = tuple(name for name in METHODS if name not in comparison.results)
     if rest:
         baselines = _compare(args, table, pvalues, clusters, rest)
@@ -217,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"cluster: one hypothesis per cluster of duplicated items ({int(clusters.max()) + 1 if len(clusters) else 0} "
               f"clusters among n = {table.n} test items)")
     print(format_summary(table, comparison))
-    print(_post_hoc_summary(comparison, args.method, args.post_hoc_delta, table.m))
+    print(_post_hoc_summary(comparison, args.method, args.post_hoc_delta, table.m, recorded))
     for block in (check, shift, diagnostics):
         if block is not None:
             print("\n".join(block.lines()))
