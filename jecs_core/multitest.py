@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._step_up import step_up_rank
 from ._validation import check_alpha, check_probability_vector
 
 
@@ -184,9 +185,8 @@ def bh_adjusted(pvalues, *, pi0: float = 1.0) -> np.ndarray:
 def column_step_up(pvalues: np.ndarray, *, alpha: float, pi0: float = 1.0) -> np.ndarray:
     """``storey_bh(p[:, k], alpha=alpha, pi0=pi0).selected`` for every column ``k``, bit for bit.
 
-    The step-up thresholds ``alpha r / (pi0 n)`` grow with ``r``, so a value above the last
-    one (``r = n``) never passes: only the values at or below it are sorted, which is a
-    small share of each column at the usual alphas instead of a sort of all ``n``.
+    No column is sorted whole: :func:`jecs_core._step_up.step_up_rank` buckets the values that
+    can pass and sorts only the buckets around the crossing.
 
     Parameters
     ----------
@@ -203,14 +203,9 @@ def column_step_up(pvalues: np.ndarray, *, alpha: float, pi0: float = 1.0) -> np
     chosen = np.zeros((n, n_columns), dtype=bool)
     if n == 0:
         return chosen
-    top = alpha * n / (pi0 * n)  # the r = n threshold, computed as step_up_sorted computes it
     for k in range(n_columns):
         column = pvalues[:, k]
-        candidates = np.sort(column[column <= top])
-        if candidates.size == 0:
-            continue
-        ranks = np.arange(1, candidates.size + 1)
-        passing = np.flatnonzero(candidates <= alpha * ranks / (pi0 * n))
-        if passing.size:
-            chosen[:, k] = step_up_mask(column, candidates, int(passing[-1]) + 1)
+        r_star, cutoff = step_up_rank(column, alpha, pi0)
+        if r_star:
+            chosen[:, k] = column <= cutoff  # step_up_mask's test, with the r*-th smallest value known
     return chosen
