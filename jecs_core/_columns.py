@@ -156,7 +156,7 @@ def label_column(raw: pd.Series, column: str, rows: np.ndarray, where: Where) ->
         values = raw.to_numpy(dtype=float, na_value=np.nan)
     else:
         values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    bad = rows & ~np.isin(values, (0.0, 1.0))
+    bad = rows & ~((values == 0.0) | (values == 1.0))  # NaN fails both
     if bad.any():
         first = raw[bad].iloc[0]
         return None, where.problem(

@@ -203,13 +203,16 @@ def table_from_frame(
         raise ScoreTableError(problems[0], problems)
     is_cal, is_test = checked.is_calibration, ~checked.is_calibration
     scores = -checked.scores if lower_is_member else checked.scores
-    members = None if checked.members is None else checked.members[is_test].astype(np.int8)
+    m = int(is_cal.sum())
+    # Calibration rows first (as most files are written): the two parts are views, not copies.
+    cal_first = bool(is_cal[:m].all())
+    members = checked.members
     carried = set(checked.extra_columns) | {COVARIATE_PREFIX + c for c in checked.covariate_names}
     extra = checked.frame.loc[:, [c for c in checked.frame.columns if c in carried]]  # input column order
     return ScoreTable(
         models=checked.models,
-        calibration=scores[is_cal],
-        test=scores[is_test],
+        calibration=scores[:m] if cal_first else scores[is_cal],
+        test=scores[m:] if cal_first else scores[is_test],
         calibration_ids=checked.ids[is_cal],
         test_ids=checked.ids[is_test],
         test_members=members,
