@@ -1,34 +1,35 @@
-"""``engine="ray"``: the same per-model scoring, run by an actor pool on Ray Data.
+"""``engine="ray"``: the same per-model scoring, run by Ray actors that keep the model across jobs.
 
-For each model the driver splits the distinct texts (sorted by digest, so the
-split is the same on every run) into Parquet input shards, and Ray Data feeds
-the shards that still have unscored texts to a pool of actors that each load
-the model once (``num_gpus`` per actor when CUDA is present) and run this
-package's own scorer (:func:`scoring.work.score_rows`). Every actor writes its
-result as a part of the ordinary score cache (:mod:`scoring.cache`), tagged
-with the shard number, so a run killed midway resumes from the shards already
-written, and the final tables come from the same cache the local engine reads:
-equal to the local engine's up to float32 batching noise.
+For each model the driver splits the distinct texts still missing from the
+cache (sorted by digest, in shards of ``shard_size`` texts: the local engine's
+split, so both run the same batches) and hands the shards, longest first, to a
+pool of :class:`scoring.ray_actors.ShardScorer` actors, the next shard to
+whichever actor frees first. The texts travel through Ray's object store. Each
+actor loads the model once (``num_gpus`` per actor when CUDA is present), runs
+this package's own scorer (:func:`scoring.work.score_rows`) and writes each
+shard as a part of the ordinary score cache (:mod:`scoring.cache`), tagged with
+the shard number, so a run killed midway resumes from the shards already
+written, and the final tables come from the same cache the local engine reads.
+
+The pool outlives the job: the next job of the same model in the same Ray
+session reuses the loaded actors (:mod:`scoring.ray_actors`, ``keep_models``).
+Ray Data is not used: its actor pool lives for one dataset, so every job paid
+for new processes, imports and a model load, plus its planning and a Parquet
+round trip of the texts.
 
 A Ray session already open in this process is reused. Otherwise, without
 ``address`` (or Ray's ``RAY_ADDRESS`` variable) a small Ray is started on this
 machine (``num_cpus`` CPUs, a small object store, no dashboard, logs in a
-temporary directory); with one, the driver joins that cluster, whose workers must have this
-package installed and see ``cache_dir`` and the model paths (a shared
-filesystem). Needs the ``distributed`` extra (``ray[data]``).
+temporary directory); with one, the driver joins that cluster, whose workers
+must have this package installed and see ``cache_dir`` and the model paths (a
+shared filesystem). Needs the ``distributed`` extra (Ray).
 """
 
 from __future__ import annotations
 
-import hashlib
-import logging
 import os
 import tempfile
-from dataclasses import dataclass, replace
-from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from dataclasses import dataclass
 
 from .jobs import ModelRows
 from .work import shards_of
@@ -37,9 +38,8 @@ from .work import shards_of
 def _ray():
     try:
         import ray
-        import ray.data  # noqa: F401
     except ImportError as exc:  # the optional extra is missing
-        raise ValueError('engine "ray" needs Ray Data: pip install "jecs[distributed]" (ray[data])') from exc
+        raise ValueError('engine "ray" needs Ray: pip install "jecs[distributed]"') from exc
     return ray
 
 
@@ -62,9 +62,6 @@ def ensure_ray(*, address: str | None, num_cpus: int, object_store_mb: int) -> b
         Whether this call connected or started Ray (``False`` when a session was open).
     """
     ray = _ray()
-    # Ray Data's own progress bars and per-dataset INFO lines would drown the CLI's one bar.
-    ray.data.DataContext.get_current().enable_progress_bars = False
-    logging.getLogger("ray.data").setLevel(logging.WARNING)
     if ray.is_initialized():
         return False
     env = {"env_vars": {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}}
@@ -80,61 +77,9 @@ def ensure_ray(*, address: str | None, num_cpus: int, object_store_mb: int) -> b
     return True
 
 
-class ShardScorer:
-    """Ray Data actor: loads one model once, then scores whole input shards into the cache."""
-
-    def __init__(self, *, job, cache_directory: str, cache_meta: dict, threads: int | None):
-        import torch
-
-        from . import loading
-        from .cache import ScoreCache
-
-        if threads:
-            torch.set_num_threads(threads)
-        self.job = job
-        device, dtype = job.resolved()
-        self.loaded = loading.load_model(job.source, device=device, dtype=dtype, allow_pickle=job.allow_pickle)
-        self.cache = ScoreCache(directory=Path(cache_directory), meta=cache_meta, names=job.names)
-
-    def __call__(self, batch: dict) -> dict:
-        from .work import score_rows
-
-        n_texts = []
-        for shard, index in zip(batch["shard"], batch["index"]):
-            frame = pd.read_parquet(str(shard))
-            ref = frame["reference_loss"].to_numpy(dtype=float) if "reference_loss" in frame else None
-            rows = score_rows(
-                self.loaded, frame["text"].tolist(), frame["text_sha"].tolist(), settings=self.job.settings,
-                token_budget=self.job.token_budget, names=self.job.names, reference_loss=ref,
-            )
-            self.cache.write(rows, tag=f"-shard{int(index):06d}")
-            n_texts.append(len(frame))
-        return {"index": np.asarray(batch["index"]), "n_texts": np.asarray(n_texts)}
-
-
-def write_input_shards(job, texts_by_digest: dict[str, str], root: Path, digests: list[str]) -> list[Path]:
-    """Input shards of ``digests`` (:func:`scoring.work.shards_of`), written once and reused on rerun."""
-    ref = None if job.reference_loss is None else job.reference_loss.loc[digests].to_numpy(dtype=float)
-    key = hashlib.sha256("\n".join(digests).encode() + (b"" if ref is None else ref.tobytes())).hexdigest()[:24]
-    directory = root / f"{key}-{job.shard_size}"
-    paths = []
-    for i, part in enumerate(shards_of(digests, job.shard_size)):
-        path = directory / f"shard-{i:06d}.parquet"
-        if not path.is_file():
-            frame = pd.DataFrame({"text_sha": part, "text": [texts_by_digest[d] for d in part]})
-            if ref is not None:
-                frame["reference_loss"] = job.reference_for(part)
-            directory.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            frame.to_parquet(tmp, index=False)
-            tmp.replace(path)
-        paths.append(path)
-    return paths
-
-
 @dataclass
 class RayEngine:
-    """Runs a :class:`scoring.runner.ModelJob` on Ray Data; callable like the local engine.
+    """Runs a :class:`scoring.jobs.ModelJob` on kept Ray actors; callable like the local engine.
 
     Parameters
     ----------
@@ -149,6 +94,10 @@ class RayEngine:
         torch CPU threads in each actor (default: CPUs per worker).
     num_cpus, object_store_mb : int
         Size of a locally started Ray.
+    keep_models : int
+        Pools (one per model and pool shape) kept loaded in this process for
+        later jobs; ``0`` ends each model's actors when its job ends. Fewer are
+        kept when the cluster lacks the CPUs or GPUs a new pool asks for.
     """
 
     address: str | None = None
@@ -157,8 +106,11 @@ class RayEngine:
     threads_per_worker: int | None = None
     num_cpus: int = 2
     object_store_mb: int = 256
+    keep_models: int = 2
 
     def __post_init__(self) -> None:
+        if isinstance(self.keep_models, bool) or not isinstance(self.keep_models, int) or self.keep_models < 0:
+            raise ValueError(f"keep_models must be an integer >= 0, got {self.keep_models!r}")
         for name in ("workers", "num_cpus", "object_store_mb"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -171,6 +123,25 @@ class RayEngine:
 
         return 1.0 if torch.cuda.is_available() else 0.0
 
+
+    def _pool(self, ray, job, cache):
+        """The kept actors for this job's model (new ones when none are kept), and the pool's key."""
+        from .ray_actors import ShardScorer, acquire_pool
+
+        device, dtype = job.resolved()
+        gpus = self._gpus()
+        # Locally the CPUs are shared out among the actors; on a cluster each actor asks for one.
+        cpus = 1 if gpus or cluster_address(self.address) else max(1, self.num_cpus // self.workers)
+        threads = self.threads_per_worker or cpus
+        key = (cache.meta["model_fingerprint"], device, dtype, job.allow_pickle, self.workers, cpus, gpus, threads)
+        remote = ray.remote(ShardScorer)
+
+        def make(options):
+            return remote.options(**options).remote(
+                source=job.source, device=device, dtype=dtype, allow_pickle=job.allow_pickle, threads=threads)
+
+        return acquire_pool(ray, key, workers=self.workers, cpus=cpus, gpus=gpus, keep=self.keep_models, make=make)
+
     def __call__(self, job, texts_by_digest: dict[str, str], tick):
         if job.cache_dir is None:
             raise ValueError('engine "ray" writes its results to the score cache; give a cache directory')
@@ -180,43 +151,43 @@ class RayEngine:
         done_digests = set(cached.index)
         # Shards over the texts still missing: the same split as the local engine's on the same cache.
         missing = sorted(d for d in texts_by_digest if d not in done_digests)
-        shards = write_input_shards(job, texts_by_digest, job.cache_dir / "ray-inputs", missing)
-        pending = [{"shard": str(path), "index": i} for i, path in enumerate(shards)]
-        n_new = {i: len(part) for i, part in enumerate(shards_of(missing, job.shard_size))}
         n_hit = len(texts_by_digest) - len(missing)
         if n_hit:
             tick(n_hit, f"{job.name}: {n_hit} texts from cache")
-        if pending:
-            self._run(job, cache, pending, lambda i: tick(n_new[i], f"{job.name}: scoring on Ray"))
+        if missing:
+            self._run(job, cache, texts_by_digest, shards_of(missing, job.shard_size), tick)
             cached = cache.load()
         lost = [d for d in texts_by_digest if d not in cached.index]
         if lost:
             raise RuntimeError(f"{job.name}: {len(lost)} text(s) missing after the Ray run (cache {cache.directory})")
         return ModelRows(cached, device, dtype, n_from_cache=n_hit, n_scored=len(texts_by_digest) - n_hit)
 
-    def _run(self, job, cache, pending: list[dict], shard_done) -> None:
+    def _run(self, job, cache, texts_by_digest: dict[str, str], shards: list[list[str]], tick) -> None:
+        from .ray_actors import feed, forget_pool, longest_first
+
         ray = _ray()
         ensure_ray(address=self.address, num_cpus=self.num_cpus, object_store_mb=self.object_store_mb)
-        gpus = self._gpus()
-        # Locally the CPUs are shared out among the actors; on a cluster each actor asks for one.
-        cpus = 1 if gpus or cluster_address(self.address) else max(1, self.num_cpus // self.workers)
-        dataset = ray.data.from_items(pending).map_batches(
-            ShardScorer,
-            batch_size=1,
-            compute=ray.data.ActorPoolStrategy(size=self.workers),
-            num_cpus=cpus,
-            num_gpus=gpus,
-            fn_constructor_kwargs={
-                "job": replace(job, reference_loss=None), "cache_directory": str(cache.directory), "cache_meta": cache.meta,
-                "threads": self.threads_per_worker or cpus,
-            },
-        )
+        pool = self._pool(ray, job, cache)  # starts loading the model while the shards are prepared
+        common = {"settings": job.settings, "token_budget": job.token_budget, "names": job.names,
+                  "cache_directory": str(cache.directory), "cache_meta": cache.meta}
+
+        def submit(actor, index):
+            part = shards[index]
+            return actor.score.remote(index=index, texts=[texts_by_digest[d] for d in part], digests=part,
+                                      reference_loss=job.reference_for(part), **common)
+
+        def done(index):
+            tick(len(shards[index]), f"{job.name}: scoring on Ray")
+
         try:
-            for row in dataset.iter_rows():
-                shard_done(int(row["index"]))
+            feed(ray, pool.actors, longest_first(shards, texts_by_digest), submit, done)
         except Exception as exc:  # a worker killed, a node lost: Ray's error is pages long; one line, and how to go on
             from jecs_core.cli import CommandError  # the CLI prints it as one line (exit 2)
 
+            forget_pool(ray, pool.key)
             first = (str(exc).strip().splitlines() or [""])[0][:300]
             raise CommandError(f"{job.name}: the Ray run stopped ({type(exc).__name__}: {first}); the shards already "
                                "scored are kept in the cache: run the same command again to resume") from None
+        finally:
+            if self.keep_models == 0:
+                forget_pool(ray, pool.key)
