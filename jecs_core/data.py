@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -113,22 +114,8 @@ class ScoreTable:
         if unknown:
             raise ValueError(f"models {unknown} are not in this table (it has {list(self.models)})")
         idx = [self.models.index(m) for m in models]
-        return ScoreTable(
-            models=tuple(models),
-            calibration=self.calibration[:, idx],
-            test=self.test[:, idx],
-            calibration_ids=self.calibration_ids,
-            test_ids=self.test_ids,
-            test_members=None if self.test_members is None else self.test_members[:, idx],
-            test_extra=self.test_extra,
-            source=self.source,
-            source_sha256=self.source_sha256,
-            flipped=self.flipped,
-            covariate_names=self.covariate_names,
-            covariates=self.covariates,
-            calibration_covariates=self.calibration_covariates,
-            calibration_extra=self.calibration_extra,
-        )
+        return replace(self, models=tuple(models), calibration=self.calibration[:, idx], test=self.test[:, idx],
+                       test_members=None if self.test_members is None else self.test_members[:, idx])
 
     def to_frame(self) -> pd.DataFrame:
         """The table back in the wide layout (calibration rows first), carried columns included."""
@@ -258,9 +245,13 @@ def load_scores(path: str | Path, *, layout: str = "auto", lower_is_member: bool
     >>> table.n, table.m, table.models
     (1, 2, ('a',))
     """
-    frame = read_table(path)
+    # The file is hashed beside the parse (hashlib releases the GIL); only a regular file (a FIFO
+    # would block the hash): read_table refuses anything else with its own message.
+    with ThreadPoolExecutor(max_workers=1) as beside:
+        digest = beside.submit(file_sha256, path) if Path(path).is_file() else None
+        frame = read_table(path)
     return table_from_frame(frame, source=str(path), layout=layout, lower_is_member=lower_is_member,
-                            source_sha256=file_sha256(path), from_file=table_kind(path) == "csv")
+                            source_sha256=digest.result(), from_file=table_kind(path) == "csv")
 
 
 def load_scores_bytes(data: bytes, name: str, *, layout: str = "auto", lower_is_member: bool = False,

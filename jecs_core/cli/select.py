@@ -6,11 +6,12 @@ import argparse
 import dataclasses
 import json
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 from ..compare import compare_pvalues
 from ..conformal import table_pvalues
 from ..data import load_scores
-from ..export import check_selection_paths, rule_warnings, selection_warnings, sidecar_path, write_selection
+from ..export import check_selection_paths, rule_warnings, sidecar_path, write_selection
 from ..posthoc import post_hoc_bound, post_hoc_line
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY, Guarantee, get_rule
 from ..shift.choose import SHIFT_METHODS
@@ -196,18 +197,24 @@ def run(args: argparse.Namespace) -> int:
     if args.out:  # refuse a bad output path before any work
         check_selection_paths(args.out, inputs=[args.scores])
     check_lm_eval_samples_args(args, inputs=[args.scores], outputs=[] if not args.out else [args.out, sidecar_path(args.out)])
-    table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
-    check, shift = _shifted(args, table)
-    pvalues = table_pvalues(table) if shift is None else shift.pvalues
-    clusters = None
-    if args.cluster == "duplicates":
-        from ..checks import find_duplicates
+    from ..checks import data_warnings  # pandas-heavy: imported when a table is checked, not for --help
 
-        clusters = find_duplicates(table).clusters
-    # The export waits only on the rules it records; the baselines it does not write run after it.
-    comparison = _compare(args, table, pvalues, clusters, _before_export(args.method) if args.out else METHODS)
-    diagnostics, notes = _diagnostics(args, table)
-    warnings = selection_warnings(table, comparison)
+    table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
+    # The table's own checks (reversed scores, duplicates) run beside the p-values and the rules:
+    # numpy and pandas release the GIL, and nothing before the warnings waits on them.
+    with ThreadPoolExecutor(max_workers=1) as beside:
+        checked = beside.submit(data_warnings, table)
+        check, shift = _shifted(args, table)
+        pvalues = table_pvalues(table) if shift is None else shift.pvalues
+        clusters = None
+        if args.cluster == "duplicates":
+            from ..checks import find_duplicates
+
+            clusters = find_duplicates(table).clusters
+        # The export waits only on the rules it records; the baselines it does not write run after it.
+        comparison = _compare(args, table, pvalues, clusters, _before_export(args.method) if args.out else METHODS)
+        diagnostics, notes = _diagnostics(args, table)
+        warnings = [*table.warnings(args.alpha), *checked.result(), *rule_warnings(table, comparison)]
     if args.out:
         csv_path, json_path = write_selection(
             args.out, table, comparison, args.method, spreadsheet_safe_cells=not args.raw_cells,
