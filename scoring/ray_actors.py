@@ -89,8 +89,11 @@ _POOLS: OrderedDict[tuple, Pool] = OrderedDict()
 
 def _session(ray) -> tuple:
     """The Ray session this driver is in: a fresh local Ray has a new node, a reconnect a new job."""
-    context = ray.get_runtime_context()
-    return (context.get_node_id(), context.get_job_id())
+    try:
+        context = ray.get_runtime_context()
+        return (context.get_node_id(), context.get_job_id())
+    except Exception:  # noqa: BLE001 - a client connection without these ids: treat every call as one session
+        return ("unknown",)
 
 
 def kept_pools() -> list[Pool]:
@@ -138,6 +141,12 @@ def acquire_pool(ray, key: tuple, *, workers: int, cpus: float, gpus: float, kee
         pool.jobs += 1
         return pool
     need = {"CPU": cpus * workers, "GPU": gpus * workers}
+    total = ray.cluster_resources()
+    for resource, amount in need.items():
+        # Actors that can never be placed would hold their shards forever.
+        if amount > total.get(resource, 0.0) + 1e-9:
+            raise ValueError(f"workers: {workers} actor(s) need {amount:g} {resource}(s) in all; the Ray cluster has "
+                             f"{total.get(resource, 0.0):g}")
     freed = {"CPU": 0.0, "GPU": 0.0}
     while _POOLS and (len(_POOLS) >= max(keep, 1) or _short(ray, need, freed)):
         old = _POOLS.popitem(last=False)[1]

@@ -92,6 +92,11 @@ def test_keep_models_zero_ends_the_actors_with_the_job(models, tmp_path):
         score(texts(4), models, tmp_path / "b", keep_models=-1)
 
 
+def test_more_actors_than_the_cluster_can_place_is_refused_not_left_waiting(models, tmp_path):
+    with pytest.raises(ValueError, match="workers: 3 actor"):  # the session has 2 CPUs
+        score(texts(4), {"g": models["g"]}, tmp_path / "a", workers=3)
+
+
 def test_release_leaves_no_actor_and_a_new_session_forgets_the_old_pools(models, tmp_path):
     from scoring.ray_engine import ensure_ray
 

@@ -54,3 +54,38 @@ def test_a_running_cluster_is_joined_without_resource_arguments(fake, monkeypatc
     (call,) = fake.calls
     # Ray refuses num_cpus / object_store_memory when it connects to an existing cluster.
     assert call["address"] == joined and "num_cpus" not in call and "object_store_memory" not in call
+
+
+class FakeCalls:
+    """``ray.wait`` / ``ray.get`` over refs that finish in the order they were submitted."""
+
+    def wait(self, refs, num_returns=1):
+        return [min(refs)], []
+
+    def get(self, ref):
+        return ref
+
+
+def test_shards_go_out_longest_first_one_at_a_time_per_actor():
+    from scoring.ray_actors import feed, longest_first
+
+    shards = [["a"], ["b", "c"], ["d"]]
+    texts = {"a": "xx", "b": "x", "c": "x", "d": "xxxxx"}
+    order = longest_first(shards, texts)
+    assert order == [2, 0, 1]  # 5, 2 and 2 characters; ties keep shard order
+    submitted, done, busy = [], [], set()
+
+    def submit(actor, index):
+        assert actor not in busy  # never two shards queued on one actor
+        busy.add(actor)
+        submitted.append((actor, index))
+        return len(submitted)  # refs finish in submission order
+
+    def on_done(index):
+        actor = next(a for a, i in submitted if i == index)
+        busy.discard(actor)
+        done.append(index)
+
+    feed(FakeCalls(), ["actor0", "actor1"], order, submit, on_done)
+    assert [i for _, i in submitted] == order and sorted(done) == [0, 1, 2]
+    assert {a for a, _ in submitted[:2]} == {"actor0", "actor1"}  # both actors start at once
