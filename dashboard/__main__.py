@@ -4,9 +4,9 @@ The same server as ``streamlit run app.py [options]`` (any Streamlit option pass
 e.g. ``--server.port 8502``).  Before the server starts, a background thread imports what
 the landing page needs (numpy, pandas, scipy, the core, the Select page's modules) and
 freezes it for the garbage collector (:func:`dashboard.runtime_gc.warm_up_in_background`).
-Under plain ``streamlit run`` those imports happen in the first visitor's script run, before
-anything is drawn; here they overlap the server's start and the browser's loading of the page
-(``benchmarks/bench_first_render.py`` measures both launchers against a bare page).
+Plain ``streamlit run app.py`` starts the same warm-up from app.py's lifespan, once the server
+is up; here it starts before, so it overlaps the server's own start too, which then answers
+later (``benchmarks/bench_first_render.py`` measures both launchers against a bare page).
 """
 
 from __future__ import annotations

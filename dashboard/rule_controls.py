@@ -87,9 +87,12 @@ def _automatic(option: Option):
     return "auto" if option.auto else None
 
 
-def current() -> RuleSettings:
-    """The settings the controls hold now (defaults for options without a control or not yet set)."""
-    s = st.session_state
+def current(values: Mapping | None = None) -> RuleSettings:
+    """The settings the controls hold now (defaults for options without a control or not yet set).
+
+    ``values`` stands in for the session state (e.g. :func:`session_defaults`: a new session's settings).
+    """
+    s = st.session_state if values is None else values
     values = dict(defaults().pairs)
     for option in shown_options():
         spec = option.widget_spec()

@@ -10,6 +10,10 @@ the frame imports every dashboard module once and moves what exists then into th
 permanent generation with :func:`gc.freeze`.  Later collections walk only what runs
 create, and still reclaim it: the setting is left on.  Reference cycles among the frozen
 objects would never be collected; module objects are not garbage, so nothing is lost.
+
+The same module warms a fresh server up (:func:`lifespan`, :func:`warm_up_in_background`): the
+landing page's imports and its default view are done in background threads while the server
+starts, not in the first visitor's script run.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import ast
 import contextlib
 import gc
 import importlib
+import inspect
+import logging
 import pkgutil
 import sys
 import threading
@@ -27,6 +33,7 @@ _LOCK = threading.Lock()
 _frozen = False
 _late: set[str] = set()  # lazily imported packages already frozen
 _warm_up: threading.Thread | None = None
+_warm_view: threading.Thread | None = None
 _early = False  # freeze_loaded() ran
 # Loaded by Streamlit on the landing page's first non-ASCII widget label, before its first paint.
 WARM_EXTRAS = ("streamlit.emojis",)
@@ -131,23 +138,72 @@ def _warm() -> None:
     for name in WARM_EXTRAS:
         with contextlib.suppress(ImportError):  # a Streamlit release without it
             importlib.import_module(name)
+    # Streamlit's first element of the process asks inspect.stack() whether it runs in a REPL; the
+    # first call maps every loaded module to its file (0.15 s here), later calls reuse that map.
+    inspect.stack()
     freeze_loaded()
 
 
-def wait_for_warm_up(timeout: float | None = None) -> None:
-    """Block until a warm-up started by :func:`warm_up_in_background` is over (at once when none was).
+@contextlib.asynccontextmanager
+async def lifespan(app):
+    """The ``st.App`` lifespan of app.py: start the warm-up when the server starts.
 
-    The frame calls it before its own imports: two threads importing the same circularly
-    linked modules at once can fail with a deadlock ``ImportError``.
+    Imports (:func:`warm_up_in_background`; already running under ``python -m dashboard``),
+    then the landing view of a new session (:func:`dashboard.select_view.warm_default_view`),
+    both in daemon threads: the server answers at once, and the work overlaps the browser's
+    loading of the page.  The first session's run waits for both (:func:`wait_for_warm_up`).
+    """
+    global _warm_view
+    warm_up_in_background()
+    with _LOCK:
+        if _warm_view is None:
+            _warm_view = threading.Thread(target=_warm_default_view, name="jecs-warm-view", daemon=True)
+            _warm_view.start()
+    yield
+
+
+def _warm_default_view() -> None:
+    wait_for_warm_up()
+    # The cached functions' spinners find no session in this thread and would log that once per call.
+    context_log = logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context")
+    this_thread = _OnlyOtherThreads()
+    context_log.addFilter(this_thread)
+    try:
+        from dashboard.select_view import warm_default_view
+
+        warm_default_view()
+    except Exception:  # the page computes (and reports) the same on its own run
+        logging.getLogger(__name__).exception("warming the landing view failed")
+    finally:
+        context_log.removeFilter(this_thread)
+
+
+class _OnlyOtherThreads(logging.Filter):
+    """Drops the records logged by the thread that created it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.thread = threading.get_ident()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.thread != self.thread
+
+
+def wait_for_warm_up(timeout: float | None = None) -> None:
+    """Block until the warm-up threads started (:func:`warm_up_in_background`, :func:`lifespan`) are over.
+
+    Returns at once when none was started.  The frame calls it before its own imports: two
+    threads importing the same circularly linked modules at once can fail with a deadlock
+    ``ImportError``; and the landing view the second thread computes is the one the run needs.
 
     Parameters
     ----------
     timeout : float or None
-        Seconds to wait at most (None: until the warm-up is over).
+        Seconds to wait at most for each thread (None: until it is over).
     """
-    thread = _warm_up
-    if thread is not None:
-        thread.join(timeout)
+    for thread in (_warm_up, _warm_view):
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
 
 
 def freeze_late_imports(packages: tuple[str, ...] = ("torch", "transformers")) -> bool:

@@ -162,3 +162,23 @@ def diagnostics_section(data_key: str, table: ScoreTable, alpha: float, settings
         for flag in found.flags:
             st.warning(str(flag), icon=":material/warning:")
         st.text("\n".join(found.lines()))
+
+
+def warm_default_view() -> None:
+    """Compute the landing view of a new session through the caches the Select page reads.
+
+    The default sample's table, p-values and fits, every rule at the default α and the cards'
+    post-hoc bounds at the default δ, under the keys the page uses with a new session's values.
+    The server's warm-up thread calls it before any session (:func:`dashboard.runtime_gc.lifespan`),
+    so the first visitor's run finds them cached.  A view that differs (another sample, α or
+    option from a link) misses these entries and is computed by its own run, as always.
+    """
+    from . import compute, posthoc_view, samples
+
+    key = samples.DEFAULT_SAMPLE
+    table, data_key = compute.load_sample(key), state.sample_data_key(key)
+    alpha = round(float(state.PERSISTENT_DEFAULTS[state.ALPHA]), 4)
+    settings = rule_controls.current(rule_controls.session_defaults())
+    shown = compute.comparison(data_key, alpha, settings, table)
+    compute.summary(data_key, alpha, settings, shown)
+    posthoc_view.card_bounds(data_key, data_key, alpha, settings, state.DELTA_DEFAULT, table, shown)

@@ -165,13 +165,18 @@ def activate(table: ScoreTable, key: str, name: str, origin: str, *, token: str 
     st.session_state[ACTIVE_TOKEN] = token
 
 
+def sample_data_key(key: str, score: str | None = None) -> str:
+    """The ``data_key`` of a bundled sample (with a detection score other than its first, when given)."""
+    return f"sample:{key}" if score is None else f"sample:{key}:{score}"
+
+
 def activate_sample(key: str, score: str | None = None) -> None:
     """Make a bundled sample active; ``score`` picks a detection score for samples that carry several."""
     sample = samples.get(key)
     if score is None or not sample.scores or score == sample.scores[0]:
-        activate(compute.load_sample(key), f"sample:{key}", sample.name, "sample")
+        activate(compute.load_sample(key), sample_data_key(key), sample.name, "sample")
         return
-    activate(compute.load_sample(key, score), f"sample:{key}:{score}", f"{sample.name} · {score}", "sample")
+    activate(compute.load_sample(key, score), sample_data_key(key, score), f"{sample.name} · {score}", "sample")
 
 
 def active() -> ActiveData:

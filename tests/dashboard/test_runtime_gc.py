@@ -38,7 +38,7 @@ def test_freezes_once_and_leaves_only_new_objects_to_the_collector():
 def test_the_frame_calls_it_after_the_page_is_drawn():
     # After the page (a fresh server paints first), outside the try/finally (a forwarding run skips it).
     frame = (ROOT / "app.py").read_text()
-    call = frame.index("\nfreeze_imported_modules()")
+    call = frame.index("\n    freeze_imported_modules()")  # the frame function's last statement
     assert call > frame.index("navigation.run()") and call > frame.index("finally:")
 
 
