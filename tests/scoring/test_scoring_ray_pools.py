@@ -74,11 +74,13 @@ def test_a_second_job_of_the_same_model_reuses_the_loaded_actors(models, tmp_pat
     assert np.array_equal(second.long["value"], local.long["value"], equal_nan=True)  # bit-identical
 
 
-def test_a_new_model_releases_the_least_recently_used_pool(models, tmp_path):
+@pytest.mark.parametrize("keep", [1, 2])
+def test_a_new_model_releases_the_least_recently_used_pool(models, tmp_path, keep):
+    # keep=1: by count. keep=2: the session's 2 CPUs are all held by the first pool, so it must go.
     ray_actors.release_pools()
-    score(texts(3), {"g": models["g"]}, tmp_path / "a", keep_models=1)
+    score(texts(3), {"g": models["g"]}, tmp_path / "a", keep_models=keep)
     (g_pool,) = ray_actors.kept_pools()
-    score(texts(3), {"l": models["l"]}, tmp_path / "b", keep_models=1)
+    score(texts(3), {"l": models["l"]}, tmp_path / "b", keep_models=keep)
     (l_pool,) = ray_actors.kept_pools()
     assert l_pool is not g_pool
     assert alive_scorers(l_pool.names) == l_pool.names
@@ -134,3 +136,15 @@ def test_a_scoring_actor_killed_mid_job_is_restarted_and_the_job_finishes(models
     assert killed and np.array_equal(found.long["value"], local.long["value"], equal_nan=True)
     (pool,) = ray_actors.kept_pools()
     assert ray.get(pool.actors[0].ready.remote())["pid"] != killed[0]  # a restarted process, kept for the next job
+
+
+def test_two_models_that_fit_together_are_both_kept_and_reused(models, tmp_path):
+    from scoring.ray_engine import ensure_ray
+
+    ray_actors.release_pools()
+    ensure_ray(address=None, num_cpus=2, object_store_mb=256)  # the session, when this test runs alone
+    small = {"num_cpus": 1}  # the CPUs per actor are num_cpus // workers: two pools fit the session's two CPUs
+    score(texts(8), models, tmp_path / "a", **small)
+    first = ray_actors.kept_pools()
+    score(texts(9), models, tmp_path / "b", **small)
+    assert ray_actors.kept_pools() == first and [p.jobs for p in first] == [2, 2]
