@@ -130,7 +130,7 @@ def acquire_pool(ray, key: tuple, *, workers: int, cpus: float, gpus: float, kee
     """The kept pool for ``key``, or a new one of ``workers`` actors built by ``make(options)``.
 
     Actor creation is asynchronous: the new actors import torch and load the
-    model while the caller prepares its shards.
+    model while the caller goes on; calls made meanwhile wait in the actor's queue.
     """
     session = _session(ray)
     for stale in [k for k, p in _POOLS.items() if p.session != session]:

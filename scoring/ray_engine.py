@@ -167,7 +167,8 @@ class RayEngine:
 
         ray = _ray()
         ensure_ray(address=self.address, num_cpus=self.num_cpus, object_store_mb=self.object_store_mb)
-        pool = self._pool(ray, job, cache)  # starts loading the model while the shards are prepared
+        # Asked for first: new actors load the model while the shards are ordered, and the first calls queue.
+        pool = self._pool(ray, job, cache)
         common = {"settings": job.settings, "token_budget": job.token_budget, "names": job.names,
                   "cache_directory": str(cache.directory), "cache_meta": cache.meta}
 
