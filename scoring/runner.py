@@ -4,7 +4,7 @@
 returns a :class:`~scoring.results.ScoringOutput` holding the wide score table
 of the data contract (``item_id, split, text, score_<model>...`` plus carried
 columns such as ``member_<model>``), the long table of every computed score,
-and a report. ``engine="ray"`` runs the per-model work on Ray Data
+and a report. ``engine="ray"`` runs the per-model work on Ray actors
 (:mod:`scoring.ray_engine`) against the same cache, so both engines give the
 same tables.
 

@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
-ray = pytest.importorskip("ray", reason="the Ray engine needs the distributed extra (ray[data])")
+ray = pytest.importorskip("ray", reason="the Ray engine needs the distributed extra (ray)")
 
 from scoring import run_scoring  # noqa: E402
 from scoring.testing import random_text, save_tiny_model  # noqa: E402
