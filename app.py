@@ -44,8 +44,9 @@ def frame() -> None:
         layout="wide",
         initial_sidebar_state="expanded",
     )
+    home = st.Page(_home, title="Home", url_path="home", default=True, visibility="hidden")
     PAGES = {  # a hidden home that forwards to Select, the audit pages, the lesson
-        "": [st.Page(_home, title="Home", url_path="home", default=True, visibility="hidden")],
+        "": [home],
         "Audit": [
             st.Page("views/data_page.py", title="Data", icon=":material/dataset:", url_path="data"),
             st.Page("views/score_page.py", title="Score", icon=":material/calculate:", url_path="score"),
@@ -59,9 +60,12 @@ def frame() -> None:
                     url_path="learn"),
         ],
     }
+    navigation = st.navigation(PAGES)
+    if navigation is home:  # "/" forwards at once: the sidebar and the data set are drawn by the run it forwards to
+        navigation.run()
+        return
     state.init_session()
     ui.inject_css()
-    navigation = st.navigation(PAGES)
     st.sidebar.markdown("### :material/filter_alt: JECS")
     st.sidebar.caption("One shared benchmark subset whose global contamination rate stays below α across K models.")
     sidebar_slot = st.sidebar.container()

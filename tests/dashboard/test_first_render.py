@@ -90,3 +90,17 @@ def test_a_new_session_reads_the_warmed_view_from_the_caches(monkeypatch):
     assert not at.exception
     assert calls == []  # the warm-up used the page's own cache keys
     assert any("jecs-cards" in h.proto.body for h in at.get("html"))
+
+
+def test_the_warnings_drawn_after_the_page_follow_alpha_steps():
+    # A full run fills the warnings above the cards at its end (after the duplicate check); an α step
+    # (the fragment's rerun) redraws them in place: one element, present only while it applies.
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["alpha"] = "0.3"
+    at.run()
+    assert len(at.warning) == 1 and "JECS (paper)" in at.warning[0].value
+    at.slider(key="jecs.alpha").set_value(0.2).run()
+    assert len(at.warning) == 0
+    at.slider(key="jecs.alpha").set_value(0.3).run()
+    assert len(at.warning) == 1
+    assert [t.key for t in at.toggle][:2] == ["jecs.compare", "jecs.commit_first"]  # drawn after the cards
