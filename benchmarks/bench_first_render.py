@@ -5,10 +5,11 @@ context (no HTTP cache) as soon as the server answers its health check (or ``--o
 seconds later, as a person opening the link would); the clock runs from the navigation until
 the first meaningful paint:
 
-* the app, under ``streamlit run app.py`` and under ``python -m dashboard`` (the launcher that
-  imports the dashboard's modules while the server starts): ``/`` (the landing page forwards
-  to Select on the default sample) until the "Target GCR α" slider and the method cards are
-  visible;
+* the app, under ``streamlit run app.py`` (app.py's ``st.App`` lifespan imports the landing
+  page's modules and computes its default view in the background once the server is up) and
+  under ``python -m dashboard`` (the same warm-up, started before the server starts): ``/``
+  (the landing page forwards to Select on the default sample) until the "Target GCR α" slider
+  and the method cards are visible;
 * the bare page (``streamlit run`` of one slider): until its slider and its value are visible.
 
 The pages take each place in the order in turn, so drift hits all alike; ratios are medians
