@@ -88,13 +88,15 @@ def _ids_and_split(frame: pd.DataFrame, where: Where) -> tuple[np.ndarray, np.nd
     if dup is not None and dup.any():
         first = ids[dup][0]
         problems.append(where.problem("item_id", f"duplicate id {first!r} at {where.rows(ids == first)}; ids must be unique"))
-    split = frame["split"].astype(str).str.strip().str.lower().to_numpy()
-    unknown = ~np.isin(split, SPLITS)
+    # A split column holds a few distinct words: normalise those, not every cell.
+    codes, words = pd.factorize(frame["split"].astype(str), use_na_sentinel=False)  # a missing cell is a word too
+    words = np.array([str(word).strip().lower() for word in words], dtype=object)
+    unknown = ~np.isin(words, SPLITS)[codes]
     if unknown.any():
         problems.append(where.problem(
             "split", f"unknown value {show(frame['split'].to_numpy()[unknown][0])} at {where.rows(unknown)}; expected one of {list(SPLITS)}"
         ))
-    return ids, split == "calibration", problems
+    return ids, (words == "calibration")[codes], problems
 
 
 def _columns(frame: pd.DataFrame, where: Where) -> tuple[list[str], list[str], list[str], list[str], list[str]]:

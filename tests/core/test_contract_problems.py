@@ -187,3 +187,20 @@ def test_calibration_reach_matches_a_brute_force_step_up(m, n, alpha):
     # Brute force: the smallest r with r p-values equal to 1/(m+1) passing the cut alpha*r/n.
     fewest = next((r for r in range(1, n + 1) if 1 / (m + 1) <= alpha * r / n), None)
     assert reach == {"m": m, "smallest_pvalue": 1 / (m + 1), "bh_first_cut": alpha / n, "fewest_selectable": fewest}
+
+
+@pytest.mark.parametrize("cell", [None, np.nan, "", "  "])
+def test_a_missing_split_cell_is_refused_at_its_row(cell):
+    frame = pd.DataFrame({"item_id": [f"i{j}" for j in range(6)],
+                          "split": ["calibration"] * 3 + [" Test", cell, "TEST"],
+                          "score_a": np.arange(6.0)})
+    (problem,) = validate_frame(frame, source="t.csv")
+    assert problem.startswith("t.csv: column 'split': unknown value") and "at row 5" in problem
+
+
+def test_split_words_are_matched_after_trimming_and_case():
+    frame = pd.DataFrame({"item_id": [f"i{j}" for j in range(6)],
+                          "split": [" Calibration", "calibration ", "CALIBRATION", "test", " Test ", "tEsT"],
+                          "score_a": np.arange(6.0)})
+    table = table_from_frame(frame)
+    assert (table.m, table.n) == (3, 3)
