@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._rank import count_at_most
+from .duplicates import row_labels
 
 # Calibration sizes from which the bucket table beats two binary searches per test score.
 _BUCKETS_FROM = 1024
@@ -113,7 +114,7 @@ def score_direction(table) -> DirectionCheck:
     n, m = table.n, table.m
     # Copies of a calibration row carry no new information: the standard error counts distinct rows,
     # so heavily duplicated calibration rows do not make a chance excess look significant.
-    m = len(np.unique(table.calibration, axis=0)) if m else 0
+    m = int(row_labels(table.calibration).max()) + 1 if m else 0
     se = np.sqrt((n + m + 1) / (12.0 * n * m)) if n and m else np.inf
     # One model's sorted calibration scores per row: contiguous for the searches and the medians.
     ordered = np.sort(np.ascontiguousarray(table.calibration.T), axis=1) if table.m else np.zeros((table.K, 1))

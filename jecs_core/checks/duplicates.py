@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 TEXT_COLUMN = "text"
 # Jaccard similarity of character 5-gram shingles above which two texts count as near-duplicates.
@@ -90,7 +88,7 @@ def _groups(labels: np.ndarray) -> tuple[int, int, np.ndarray, np.ndarray]:
     return int((counts > 1).sum()), int(inside.sum()), order[:-1][same], order[1:][same]
 
 
-def _row_labels(values: np.ndarray) -> np.ndarray:
+def row_labels(values: np.ndarray) -> np.ndarray:
     """One label per row, equal exactly for equal rows (``==``, so -0.0 ties 0.0, as ``np.unique`` ties them).
 
     A hash of each row, factorized, then checked row by row against its group's first row: the
@@ -133,6 +131,11 @@ def _near_edges(texts: pd.Series) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _components(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    if len(src) == 0:  # no duplicates: every item is its own cluster, numbered as the graph search numbers them
+        return np.arange(n)
+    from scipy.sparse import coo_matrix  # scipy.sparse costs a tenth of a second to import: only when needed
+    from scipy.sparse.csgraph import connected_components
+
     graph = coo_matrix((np.ones(len(src)), (src, dst)), shape=(n, n))
     return connected_components(graph, directed=False)[1]
 
@@ -154,7 +157,7 @@ def find_duplicates(table, *, text_column: str = TEXT_COLUMN, near: bool = True)
     DuplicateReport
     """
     n, notes = table.n, []
-    score_groups, score_rows, src, dst = _groups(_row_labels(table.test))
+    score_groups, score_rows, src, dst = _groups(row_labels(table.test))
     edges_src, edges_dst = [src], [dst]
     text_groups = text_rows = near_groups = near_rows = 0
     if text_column in table.test_extra.columns and n:
@@ -178,7 +181,7 @@ def find_duplicates(table, *, text_column: str = TEXT_COLUMN, near: bool = True)
                 edges_src.append(src)
                 edges_dst.append(dst)
     clusters = _components(n, np.concatenate(edges_src), np.concatenate(edges_dst)) if n else np.empty(0, int)
-    cal_distinct = int(_row_labels(table.calibration).max()) + 1 if table.m else 0
+    cal_distinct = int(row_labels(table.calibration).max()) + 1 if table.m else 0
     return DuplicateReport(n=n, m=table.m, score_groups=score_groups, score_rows=score_rows, text_groups=text_groups,
                            text_rows=text_rows, near_groups=near_groups, near_rows=near_rows,
                            calibration_copies=table.m - cal_distinct, clusters=clusters, notes=tuple(notes))

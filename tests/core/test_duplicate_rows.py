@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from jecs_core.checks.duplicates import _row_labels
+from jecs_core.checks.duplicates import row_labels
 
 cells = st.sampled_from([0.0, -0.0, 1.0, -1.0, 0.5, 5e-324, 1e308]) | st.floats(allow_nan=False, allow_infinity=False)
 
@@ -19,7 +20,7 @@ def _same_partition(a: np.ndarray, b: np.ndarray) -> bool:
 @given(arrays(float, st.tuples(st.integers(1, 40), st.integers(1, 4)), elements=cells))
 def test_labels_group_rows_as_numpy_unique(values):
     expected = np.unique(values, axis=0, return_inverse=True)[1].ravel()
-    assert _same_partition(_row_labels(values), expected)
+    assert _same_partition(row_labels(values), expected)
 
 
 def test_a_hash_collision_falls_back_to_the_exact_sort(monkeypatch):
@@ -27,4 +28,18 @@ def test_a_hash_collision_falls_back_to_the_exact_sort(monkeypatch):
 
     values = np.array([[1.0, 2.0], [3.0, 4.0], [1.0, 2.0]])
     monkeypatch.setattr(pd.util, "hash_array", lambda column: np.zeros(len(column), dtype=np.uint64))
-    assert _same_partition(_row_labels(values), np.array([0, 1, 0]))
+    assert _same_partition(row_labels(values), np.array([0, 1, 0]))
+
+
+@pytest.mark.parametrize("edges", [0, 1, 5, 30])
+def test_clusters_are_numbered_as_the_graph_search_numbers_them(edges):
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    from jecs_core.checks.duplicates import _components
+
+    rng = np.random.default_rng(edges)
+    n = 40
+    src, dst = rng.integers(0, n, edges), rng.integers(0, n, edges)
+    graph = coo_matrix((np.ones(edges), (src, dst)), shape=(n, n))
+    np.testing.assert_array_equal(_components(n, src, dst), connected_components(graph, directed=False)[1])
