@@ -47,7 +47,7 @@ class PerModelResult(SelectionResult):
 def _per_model(pvalues, alpha: float, rule: str) -> PerModelResult:
     p = check_pvalue_matrix(pvalues)
     alpha = check_alpha(alpha)
-    chosen = column_step_up(p, alpha=alpha)  # storey_bh per column, sorting only values that can pass
+    chosen = column_step_up(p, alpha=alpha)  # storey_bh per column, without sorting whole columns
     return PerModelResult(alpha=alpha, rule=rule, per_model=chosen)
 
 
