@@ -15,7 +15,7 @@ import streamlit as st
 from dashboard import commit_view, compute, export, items_view, posthoc_view, rule_controls, select_view, state, ui
 from dashboard.explain import selection_warnings
 from dashboard.report import ReportInputs, audit_diagnostics_or_none, build_report, report_file_name
-from dashboard.select_view import ALPHA2, COMPARE, DIAGNOSTICS, FIGURE, METHOD, PANEL
+from dashboard.select_view import ALPHA2, COMPARE, METHOD
 from dashboard.theme import method_label
 from jecs_core import DEFAULT_METHOD, METHODS, REGISTRY
 
@@ -26,20 +26,17 @@ select_view.restore_state()
 posthoc_view.restore_delta()
 commit_view.restore_mode()
 
-
-
-def header() -> None:
-    st.title("Select a shared clean subset")
-    st.caption("Pick the items that look clean for every model while keeping the expected share of contaminated "
-               "items (the GCR) below α. Data set:")
-    st.text(f"{data.name} (n = {table.n:,}, m = {table.m:,}, K = {table.K})")
-    # A shared link lands here: say once why the data set differs (the Data page shows the notice too).
-    notice = st.session_state.get(state.NOTICE)
-    if notice and st.session_state.get("select.notice_shown") != notice:
-        st.session_state["select.notice_shown"] = notice
-        st.info(notice, icon=":material/info:")
-    posthoc_view.delta_notice()
-    ui.glossary()
+st.title("Select a shared clean subset")
+st.caption("Pick the items that look clean for every model while keeping the expected share of contaminated "
+           "items (the GCR) below α. Data set:")
+st.text(f"{data.name} (n = {table.n:,}, m = {table.m:,}, K = {table.K})")
+# A shared link lands here: say once why the data set differs (the Data page shows the notice too).
+notice = st.session_state.get(state.NOTICE)
+if notice and st.session_state.get("select.notice_shown") != notice:
+    st.session_state["select.notice_shown"] = notice
+    st.info(notice, icon=":material/info:")
+posthoc_view.delta_notice()
+ui.glossary()
 
 
 def alpha_controls() -> float:
@@ -89,30 +86,32 @@ def _report_bytes(inputs: ReportInputs) -> bytes:
     return build_report(replace(inputs, diagnostics=diagnostics)).encode("utf-8")
 
 
-# The page is laid out as empty slots first, then filled: the α slider and the cards first (they
-# are what a visitor waits for; on a fresh server every other widget type is one more script the
-# browser fetches and runs before it can draw them), then the title and the widgets that do not
-# change with α (outside the fragment, so an α step does not re-send them), then the duplicate check.
-# Until a widget is drawn in this run, its value is read from the session state (set by restore_state()).
-s = st.session_state
-header_slot = st.container()
+# Widgets that do not change with alpha live outside the fragment, so an alpha step re-sends
+# as few elements as possible; the fragment fills the slots below.
 with st.container(border=True):
     left, mid, right = st.columns([2.2, 1.4, 1.4], gap="large")
-    alpha_slot, compare_toggle_slot = left.container(), left.container()
+    alpha_slot = left.container()
+    compare_on = left.toggle("Compare with a second α", key=COMPARE)
     # The duplicate check (MinHash in Python on a few thousand texts: seconds on a fresh server) runs
-    # at the end of a full run; its toggle fills this slot then. Off (the default), the cards need no check.
+    # after the cards are drawn; its toggle fills this slot then. Off (the default), the cards need no check.
     cluster_slot = left.container()
-    cluster_on = bool(s.get(CLUSTER)) and compute.duplicates(data.key, table).any
+    cluster_on = bool(st.session_state.get(CLUSTER)) and compute.duplicates(data.key, table).any
     alpha2_slot = left.container()
     delta_column, commit_column = left.columns(2, vertical_alignment="bottom")
+    posthoc_view.delta_control(delta_column)
+    commit_view.mode_toggle(commit_column)
     mid_slot, right_slot = mid.container(), right.container()
-cards_slot, caption_slot, compare_slot, method_slot = st.container(), st.container(), st.container(), st.container()
-fit_slot, diagnostics_toggle_slot, diagnostics_slot = st.container(), st.container(), st.container()
-picker_slot, panel_slot = st.container(), st.container()
-compare_on, method, diagnostics_on, panel = bool(s[COMPARE]), s[METHOD], bool(s[DIAGNOSTICS]), s[PANEL]
-figure_key = s[FIGURE] if panel == "figures" else None
-# The fragment reruns the function of the last full run: this run's dict tells it which kind of run it is in.
-full_run = {"now": True}
+cards_slot = st.container()
+ui.guarantee_caption()
+compare_slot = st.container()
+method = st.segmented_control("Inspect rule", METHODS, key=METHOD, required=True, format_func=method_label,
+                              help="The rule whose fit, figures and items are shown.")
+fit_slot = st.container()
+diagnostics_on = select_view.diagnostics_toggle()
+diagnostics_slot = st.container()
+panel = select_view.panel_picker()  # only the open panel is built and sent
+figure_key = select_view.figure_picker() if panel == "figures" else None
+panel_slot = st.container()
 
 
 @st.fragment
@@ -120,10 +119,9 @@ def live() -> None:
     """Everything alpha and the rule options change; a step of any of them reruns only this."""
     with alpha_slot:
         alpha = alpha_controls()
-    settings = rule_controls.current()  # the controls (one per declared rule option) are drawn after the cards
+    settings = rule_controls.render([mid_slot, right_slot])  # one control per declared rule option
     posthoc_view.write_delta_url(posthoc_view.current_delta())
     if not commit_view.gate(alpha, alpha_slot):  # nothing at any alpha is drawn before the commit
-        rule_controls.render([mid_slot, right_slot])
         select_view.write_url(alpha, settings)
         return
     comparison = compute.comparison(data.key, alpha, settings, table)
@@ -132,13 +130,9 @@ def live() -> None:
         warnings_slot = st.container()  # above the cards, filled once they are drawn
         ui.method_cards(shown, compute.summary(data.key + (":cluster" if cluster_on else ""), alpha, settings, shown),
                         notes=False, posthoc=posthoc_view.lines_for(data.key, table, shown, settings, clustered=cluster_on))
-    rule_controls.render([mid_slot, right_slot])
     commit_view.note_shown(alpha)
-    if full_run["now"]:  # filled at the end of the full run, after the duplicate check
-        full_run["warnings"] = (warnings_slot, shown)
-    else:
-        with warnings_slot:
-            warnings_for(shown)
+    with warnings_slot:
+        ui.warnings(selection_warnings(table, shown, duplicates=compute.duplicates(data.key, table)))
     if compare_on:
         with alpha2_slot:
             st.slider("Second α", min_value=0.01, max_value=0.50, step=0.01, format="%.2f", key=ALPHA2)
@@ -162,31 +156,7 @@ def live() -> None:
     select_view.write_url(alpha, settings)
 
 
-def warnings_for(shown) -> None:
-    ui.warnings(selection_warnings(table, shown, duplicates=compute.duplicates(data.key, table)))
-
-
 live()
-full_run["now"] = False
-with header_slot:
-    header()
-compare_toggle_slot.toggle("Compare with a second α", key=COMPARE)
-posthoc_view.delta_control(delta_column)
-commit_view.mode_toggle(commit_column)
-with caption_slot:
-    ui.guarantee_caption()
-method_slot.segmented_control("Inspect rule", METHODS, key=METHOD, required=True, format_func=method_label,
-                              help="The rule whose fit, figures and items are shown.")
-with diagnostics_toggle_slot:
-    select_view.diagnostics_toggle()
-with picker_slot:
-    select_view.panel_picker()  # only the open panel is built and sent
-    if panel == "figures":
-        select_view.figure_picker()
-if "warnings" in full_run:
-    slot, shown_here = full_run.pop("warnings")
-    with slot:
-        warnings_for(shown_here)
 if compute.duplicates(data.key, table).any:
     cluster_slot.toggle(
         "One hypothesis per cluster of duplicates", key=CLUSTER,
