@@ -133,8 +133,18 @@ def _shifted(args, table):
     return check, shift
 
 
-def _diagnostics(args, table):
-    """The label-free audit diagnostics (``None`` when skipped) and one-line notes saying why or what was left out."""
+def _table_checks(table):
+    """The reversed-score check and the table's own warnings (reversed scores, duplicates)."""
+    from ..checks import data_warnings, score_direction  # pandas-heavy: imported when a table is checked
+
+    direction = score_direction(table)
+    return direction, data_warnings(table, direction=direction)
+
+
+def _diagnostics(args, table, pvalues, direction):
+    """The label-free audit diagnostics (``None`` when skipped) and one-line notes saying why or what was left out.
+
+    ``pvalues`` (the unweighted conformal p-values) and ``direction`` are reused, not recomputed."""
     large = table.n > LARGE_TABLE
     if args.no_diagnostics or (large and not args.diagnostics):
         notes = [] if args.no_diagnostics else [
@@ -145,7 +155,8 @@ def _diagnostics(args, table):
 
     notes = [f"note: the matched-twin check is skipped above {LARGE_TABLE:,} test items (n = {table.n:,})"] if large else []
     try:
-        return audit_diagnostics(table, alpha=args.alpha, lam=args.lam, knn=args.knn, seed=0, twin=not large), notes
+        return audit_diagnostics(table, alpha=args.alpha, lam=args.lam, knn=args.knn, seed=0, twin=not large,
+                                 pvalues=pvalues, direction=direction), notes
     except ValueError as exc:  # a table too small for a diagnostic must not stop the selection
         return None, [f"note: diagnostics skipped: {exc}"]
 
@@ -197,13 +208,11 @@ def run(args: argparse.Namespace) -> int:
     if args.out:  # refuse a bad output path before any work
         check_selection_paths(args.out, inputs=[args.scores])
     check_lm_eval_samples_args(args, inputs=[args.scores], outputs=[] if not args.out else [args.out, sidecar_path(args.out)])
-    from ..checks import data_warnings  # pandas-heavy: imported when a table is checked, not for --help
-
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
     # The table's own checks (reversed scores, duplicates) run beside the p-values and the rules:
-    # numpy and pandas release the GIL, and nothing before the warnings waits on them.
+    # numpy and pandas release the GIL, and nothing before the diagnostics waits on them.
     with ThreadPoolExecutor(max_workers=1) as beside:
-        checked = beside.submit(data_warnings, table)
+        checked = beside.submit(_table_checks, table)
         check, shift = _shifted(args, table)
         pvalues = table_pvalues(table) if shift is None else shift.pvalues
         clusters = None
@@ -213,8 +222,9 @@ def run(args: argparse.Namespace) -> int:
             clusters = find_duplicates(table).clusters
         # The export waits only on the rules it records; the baselines it does not write run after it.
         comparison = _compare(args, table, pvalues, clusters, _before_export(args.method) if args.out else METHODS)
-        diagnostics, notes = _diagnostics(args, table)
-        warnings = [*table.warnings(args.alpha), *checked.result(), *rule_warnings(table, comparison)]
+        direction, table_warnings = checked.result()
+        diagnostics, notes = _diagnostics(args, table, pvalues if shift is None else None, direction)
+        warnings = [*table.warnings(args.alpha), *table_warnings, *rule_warnings(table, comparison)]
     if args.out:
         csv_path, json_path = write_selection(
             args.out, table, comparison, args.method, spreadsheet_safe_cells=not args.raw_cells,

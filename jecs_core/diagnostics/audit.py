@@ -113,7 +113,7 @@ def _flags(correlation: ScoreCorrelation, tail: TailDiagnostics) -> tuple[str, .
 def audit_diagnostics(table, *, alpha: float = 0.1, lam="auto", knn: int | None = None,
                       lambda_grid: Sequence[float] = DEFAULT_LAMBDA_GRID, seed: int | None = 0, bootstrap: int = 200,
                       twin_tables: int = 100, twin: bool = True, methods: Sequence[str] | None = None,
-                      workers: int | None = None) -> AuditDiagnostics:
+                      workers: int | None = None, pvalues=None, direction=None) -> AuditDiagnostics:
     """Every label-free diagnostic of an audit: correlation, JECS tail, pi0 band, matched-twin risk check.
 
     Parameters
@@ -138,6 +138,9 @@ def audit_diagnostics(table, *, alpha: float = 0.1, lam="auto", knn: int | None 
         Rules of the twin check; default every registered rule.
     workers : int, optional
         Threads of the twin check; default every core (the numbers do not depend on it).
+    pvalues, direction : optional
+        The table's conformal p-values (:func:`jecs_core.table_pvalues`) and reversed-score check
+        (:func:`jecs_core.checks.score_direction`) when the caller has them already; computed here otherwise.
 
     Returns
     -------
@@ -146,7 +149,7 @@ def audit_diagnostics(table, *, alpha: float = 0.1, lam="auto", knn: int | None 
     table = as_table(table)
     alpha = check_alpha(alpha)
     twin_tables = check_count(twin_tables, "twin_tables", 2)
-    p_max = table_pvalues(table).max(axis=1)
+    p_max = (table_pvalues(table) if pvalues is None else pvalues).max(axis=1)
     correlation = score_correlation(table)
     tail = tail_diagnostics(p_max, lam=lam, knn=knn, lambda_grid=lambda_grid)
     band = pi0_bootstrap(p_max, lam=lam, knn=knn, lambda_grid=lambda_grid, reps=bootstrap, seed=seed)
@@ -158,5 +161,5 @@ def audit_diagnostics(table, *, alpha: float = 0.1, lam="auto", knn: int | None 
                               knn=knn, lambda_grid=lambda_grid, workers=workers)
     safe = None if check is None else check.asymptotic_safe
     return AuditDiagnostics(alpha, correlation, tail, band, check, safe, _flags(correlation, tail),
-                            reversed_scores=score_direction(table).likely_reversed, twin_skipped=skipped)
+                            reversed_scores=(score_direction(table) if direction is None else direction).likely_reversed, twin_skipped=skipped)
 
