@@ -21,13 +21,13 @@ _SORT_BELOW = 4096
 _EDGE_SLACK = 1.0 - 1e-9
 
 
-def _sorted_rank(candidates: np.ndarray, alpha: float, pi0: float, n: int) -> tuple[int, float]:
-    ordered = np.sort(candidates)
-    ranks = np.arange(1, ordered.size + 1)
+def _last_pass(ordered: np.ndarray, first_rank: int, alpha: float, pi0: float, n: int) -> tuple[int, float]:
+    """The highest rank in a sorted run of values (ranks ``first_rank + 1, ...``) passing the step-up test."""
+    ranks = np.arange(first_rank + 1, first_rank + ordered.size + 1)
     passing = np.flatnonzero(ordered <= alpha * ranks / (pi0 * n))
     if not passing.size:
         return 0, 0.0
-    return int(passing[-1]) + 1, float(ordered[passing[-1]])
+    return int(ranks[passing[-1]]), float(ordered[passing[-1]])
 
 
 def step_up_rank(values: np.ndarray, alpha: float, pi0: float) -> tuple[int, float]:
@@ -44,7 +44,7 @@ def step_up_rank(values: np.ndarray, alpha: float, pi0: float) -> tuple[int, flo
     candidates = values[values <= top]
     count = candidates.shape[0]
     if count < _SORT_BELOW or top <= 0.0:
-        return _sorted_rank(candidates, alpha, pi0, n)
+        return _last_pass(np.sort(candidates), 0, alpha, pi0, n)
     scale = count / top
     buckets = (candidates * scale).astype(np.int64)
     np.minimum(buckets, count - 1, out=buckets)  # v == top lands in bucket `count`: fold it into the last
@@ -61,9 +61,8 @@ def step_up_rank(values: np.ndarray, alpha: float, pi0: float) -> tuple[int, flo
         start = min(int(np.searchsorted(rank_before[:end], last_rank[high] - budget)), end - 1)
         low = int(may_pass[start])
         block = np.sort(candidates[(buckets >= low) & (buckets <= high)])
-        ranks = np.arange(rank_before[start] + 1, rank_before[start] + block.size + 1)
-        passing = np.flatnonzero(block <= alpha * ranks / (pi0 * n))
-        if passing.size:
-            return int(ranks[passing[-1]]), float(block[passing[-1]])
+        found = _last_pass(block, int(rank_before[start]), alpha, pi0, n)
+        if found[0]:
+            return found
         end = start
     return 0, 0.0

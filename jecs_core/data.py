@@ -193,7 +193,6 @@ def table_from_frame(
     m = int(is_cal.sum())
     # Calibration rows first (as most files are written): the two parts are views, not copies.
     cal_first = bool(is_cal[:m].all())
-    members = checked.members
     carried = set(checked.extra_columns) | {COVARIATE_PREFIX + c for c in checked.covariate_names}
     extra = checked.frame.loc[:, [c for c in checked.frame.columns if c in carried]]  # input column order
     return ScoreTable(
@@ -202,7 +201,7 @@ def table_from_frame(
         test=scores[m:] if cal_first else scores[is_test],
         calibration_ids=checked.ids[is_cal],
         test_ids=checked.ids[is_test],
-        test_members=members,
+        test_members=checked.members,
         test_extra=extra.loc[is_test].reset_index(drop=True),
         source=source,
         source_sha256=source_sha256,

@@ -123,9 +123,8 @@ class RayEngine:
 
         return 1.0 if torch.cuda.is_available() else 0.0
 
-
     def _pool(self, ray, job, cache):
-        """The kept actors for this job's model (new ones when none are kept), and the pool's key."""
+        """The kept actors for this job's model (new ones when none are kept)."""
         from .ray_actors import ShardScorer, acquire_pool
 
         device, dtype = job.resolved()
