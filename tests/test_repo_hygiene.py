@@ -9,6 +9,7 @@ import doctest
 import enum
 import importlib
 import inspect
+import os
 import pkgutil
 import re
 import subprocess
@@ -57,17 +58,34 @@ def history_problems(text: str, name: str = "<text>") -> list[str]:
     return found
 
 
-def _text_files() -> list[Path]:
+def _skipped_dir(folder: Path) -> bool:
+    # A virtual environment inside the checkout (any name: `python -m venv .v`) holds other projects' files.
+    return (folder.name in SKIP_DIRS or folder.name.endswith(".egg-info") or folder.name == "site-packages"
+            or (folder / "pyvenv.cfg").is_file())
+
+
+def _text_files(root: Path = ROOT) -> list[Path]:
     files = []
-    for path in ROOT.rglob("*"):
-        rel = path.relative_to(ROOT)
-        if set(rel.parts) & SKIP_DIRS or any(part.endswith(".egg-info") for part in rel.parts):
-            continue
-        if rel.as_posix().startswith(SKIP_PATHS) or not path.is_file():
-            continue
-        if path.suffix in TEXT_SUFFIXES or rel.as_posix() == ".ci/run":
-            files.append(path)
+    for top, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if not _skipped_dir(Path(top) / d)]
+        for name in names:
+            path = Path(top) / name
+            rel = path.relative_to(root).as_posix()
+            if path.is_file() and not rel.startswith(SKIP_PATHS) and (path.suffix in TEXT_SUFFIXES or rel == ".ci/run"):
+                files.append(path)
     return sorted(files)
+
+
+def test_a_virtual_environment_inside_the_checkout_is_not_scanned(tmp_path):
+    for venv in (".v", "env"):  # any name: what marks a virtual environment is its pyvenv.cfg
+        (tmp_path / venv / "lib" / "site-packages").mkdir(parents=True)
+        (tmp_path / venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+        (tmp_path / venv / "lib" / "site-packages" / "other.py").write_text("# previously\n")
+        (tmp_path / venv / "bin").mkdir()
+        (tmp_path / venv / "bin" / "tool.py").write_text("# previously\n")  # outside site-packages too
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mine.py").write_text("x = 1\n")
+    assert [p.relative_to(tmp_path).as_posix() for p in _text_files(tmp_path)] == ["pkg/mine.py"]
 
 
 def _sections(doc: str | None) -> set[str]:
