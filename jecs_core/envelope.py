@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ._validation import check_knn, check_lambda, check_lambda_grid
+
+if TYPE_CHECKING:  # pandas only for to_frame: the rules import this module on their first call
+    import pandas as pd
 
 DEFAULT_LAMBDA_GRID: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9)
 # A tail smaller than this is still used but flagged: the kNN density is noisy there.
@@ -176,6 +179,8 @@ class LambdaGrid:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per lambda: tail size, k_n, g_hat, F_fit(lambda), slope, flags."""
+        import pandas as pd
+
         rows = []
         for i, (lam, env) in enumerate(zip(self.lambdas, self.envelopes)):
             rows.append(

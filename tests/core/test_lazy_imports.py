@@ -42,6 +42,18 @@ def test_import_defers_the_heavy_libraries():
     assert out.strip() == "[]"
 
 
+def test_selecting_from_pvalues_needs_neither_pandas_nor_scipy_stats():
+    # The selection rules and the p-values are the library's hot path; pandas is for tables and
+    # scipy.stats takes most of a second to import.
+    out = _fresh("import sys, numpy, jecs_core\n"
+                 "p = numpy.random.default_rng(0).uniform(size=(50, 3))\n"
+                 "for name in ('storey-maxp', 'jmcs', 'jecs', 'union', 'intersection'):\n"
+                 "    jecs_core.select(p, alpha=0.2, method=name)\n"
+                 "jecs_core.conformal_pvalues(numpy.zeros((4, 3)), numpy.ones((9, 3)))\n"
+                 "print(sorted({'pandas', 'scipy.stats'} & set(sys.modules)))")
+    assert out.strip() == "[]"
+
+
 def test_subpackages_and_unknown_names():
     assert jecs_core.evaluate.evaluate.__module__.startswith("jecs_core.evaluate")
     assert "select" in dir(jecs_core)
