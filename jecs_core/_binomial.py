@@ -10,35 +10,48 @@ functions fall back to ``scipy.stats``.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-try:
-    from scipy.special._ufuncs import _binom_pmf, _binom_sf
-except ImportError:  # pragma: no cover - depends on the scipy release
-    _binom_pmf = _binom_sf = None
+
+@functools.cache
+def kernels():
+    """``(pmf, sf)``: scipy's compiled binomial kernels, or ``(None, None)`` when this scipy lacks them.
+
+    Imported on first use, not with the rules: ``scipy.special`` takes about a tenth of a second,
+    which ``jecs select --help`` and the rules that never call a binomial need not pay.
+    """
+    try:
+        from scipy.special._ufuncs import _binom_pmf, _binom_sf
+    except ImportError:  # pragma: no cover - depends on the scipy release
+        return None, None
+    return _binom_pmf, _binom_sf
 
 
 def binom_sf(k, n, p: float) -> np.ndarray:
     """``P(B > k)`` for ``B ~ Binomial(n, p)``: ``scipy.stats.binom.sf(k, n, p)``."""
-    if _binom_sf is None:  # pragma: no cover
+    _, sf = kernels()
+    if sf is None:  # pragma: no cover
         from scipy.stats import binom
 
         return binom.sf(k, n, p)
     k, n = np.broadcast_arrays(np.floor(np.asarray(k, dtype=float)), np.asarray(n))
     out = np.where(k < 0, 1.0, 0.0)
     inside = (k >= 0) & (k < n)
-    out[inside] = _binom_sf(k[inside], n[inside], p)
+    out[inside] = sf(k[inside], n[inside], p)
     return out
 
 
 def binom_pmf(k, n, p: float) -> np.ndarray:
     """``P(B = k)`` for ``B ~ Binomial(n, p)``: ``scipy.stats.binom.pmf(k, n, p)``."""
-    if _binom_pmf is None:  # pragma: no cover
+    pmf, _ = kernels()
+    if pmf is None:  # pragma: no cover
         from scipy.stats import binom
 
         return binom.pmf(k, n, p)
     k, n = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n))
     out = np.zeros(k.shape)
     inside = (k >= 0) & (k <= n)
-    out[inside] = _binom_pmf(k[inside], n[inside], p)
+    out[inside] = pmf(k[inside], n[inside], p)
     return out

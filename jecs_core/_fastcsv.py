@@ -12,7 +12,7 @@ turned into text by Arrow's C++ kernels and the rows are joined by Arrow too:
 * text quoted exactly when Python's ``csv`` module (``QUOTE_MINIMAL``, as pandas calls it) quotes
   it: a comma, a double quote or a newline (and a carriage return on Pythons that quote it).
 
-Rows are formatted, joined and written a block at a time (:func:`write_columns` also takes a
+Rows are formatted, joined and written a block at a time, blocks in parallel (:func:`write_columns` also takes a
 mapping of arrays, so an export needs no DataFrame): the text in memory is one block's, not the file's.
 
 Any other column type (dates, categories, mixed objects, float32, ...) makes :func:`write_csv`
@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import os
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -135,17 +137,17 @@ def _header_line(columns) -> str:
     return buffer.getvalue()
 
 
-def _write_rows(handle, texts: list) -> None:
+def _joined_rows(texts: list) -> memoryview:
+    """The CSV lines of one block: its columns' texts joined by commas, each row ended by a newline."""
     import pyarrow.compute as pc
 
-    if len(texts) == 1:
-        rows = pc.binary_join_element_wise(texts[0], _lit("\n"), _lit(""))
-    else:
-        rows = pc.binary_join_element_wise(pc.binary_join_element_wise(*texts, _lit(",")), _lit("\n"), _lit(""))
+    # The newline goes on the last column's cells (one column's pass), so the rows are joined in one pass.
+    last = pc.binary_join_element_wise(texts[-1], _lit("\n"), _lit(""))
+    rows = last if len(texts) == 1 else pc.binary_join_element_wise(*texts[:-1], last, _lit(","))
     if hasattr(rows, "combine_chunks"):
         rows = rows.combine_chunks()
     offsets = np.frombuffer(rows.buffers()[1], dtype=np.int64)[rows.offset: rows.offset + len(rows) + 1]
-    handle.write(memoryview(rows.buffers()[2])[int(offsets[0]): int(offsets[-1])])
+    return memoryview(rows.buffers()[2])[int(offsets[0]): int(offsets[-1])]
 
 
 def write_csv(frame: pd.DataFrame, path) -> str:
@@ -196,17 +198,32 @@ def _write_csv(columns, handle) -> str:
     if not unique or len(series) < 2 or n_rows == 0:
         return _pandas_csv(columns, handle)
     start = handle.tell() if handle.seekable() else None
-    # Arrow's kernels release the GIL, so columns format in parallel on a multi-core machine.
-    with ThreadPoolExecutor(max_workers=max(1, min(8, os.cpu_count() or 1))) as pool:
+    workers = max(1, min(8, os.cpu_count() or 1))
+
+    def block(first: int) -> memoryview:  # one block's lines: every column formatted for its rows, then joined
+        rows = slice(first, first + _ROWS_PER_CHUNK)
+        return _joined_rows([_column_text(s, plan, rows) for s, plan in zip(series, plans)])
+
+    # Arrow's kernels release the GIL, so blocks of rows format and join in parallel on a multi-core
+    # machine while the lines already done are written in order; one block per thread is in
+    # memory beside the one being written.
+    pending: deque = deque()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
         try:
             plans = list(pool.map(lambda s: _float_plan(s.to_numpy()) if s.dtype == np.float64 else None, series))
-            for first in range(0, n_rows, _ROWS_PER_CHUNK):  # a block at a time bounds the text held in memory
-                rows = slice(first, first + _ROWS_PER_CHUNK)
-                texts = list(pool.map(_column_text, series, plans, [rows] * len(series)))
-                if first == 0:  # the header once every column type is known to be taken
+            starts = iter(range(0, n_rows, _ROWS_PER_CHUNK))
+            pending.extend(pool.submit(block, first) for first in itertools.islice(starts, workers))
+            header = True
+            while pending:
+                lines = pending.popleft().result()
+                pending.extend(pool.submit(block, first) for first in itertools.islice(starts, 1))
+                if header:  # once every column type is known to be taken
                     handle.write(_header_line(names).encode("utf-8"))
-                _write_rows(handle, texts)
+                    header = False
+                handle.write(lines)
         except _Unsupported:
+            for future in pending:
+                future.cancel()
             if start is None:
                 raise ValueError("a column type the fast CSV writer does not take, on an unseekable output") from None
             handle.seek(start)

@@ -11,6 +11,7 @@ neither (:func:`jecs_core.io.write_files_atomic`); the output may not overwrite 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -276,11 +277,25 @@ def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison,
     ('sel.csv', 'sel.json')
     """
     path, side = check_selection_paths(path, inputs=[table.source])
+    post_hoc_delta = check_delta(post_hoc_delta, "post_hoc_delta")  # refused before anything is written
+    return write_selection_files(path, table, comparison, method, spreadsheet_safe_cells=spreadsheet_safe_cells,
+                                 record=lambda: selection_metadata(
+                                     table, comparison, method, options=options, warnings=warnings,
+                                     spreadsheet_safe_cells=spreadsheet_safe_cells, diagnostics=diagnostics,
+                                     post_hoc_delta=post_hoc_delta))
+
+
+def write_selection_files(path: str | Path, table: ScoreTable, comparison: Comparison, method: str | None, *,
+                          spreadsheet_safe_cells: bool, record: Callable[[], dict]) -> tuple[Path, Path]:
+    """Write the selection CSV, then the sidecar holding what ``record()`` returns, both or neither.
+
+    :func:`write_selection` with the sidecar's record built once the CSV is written: a caller whose
+    record waits on slower work (``jecs select``'s table checks and diagnostics, in another thread)
+    formats the CSV meanwhile. If ``record()`` raises, neither file is written.
+    """
+    path, side = check_selection_paths(path, inputs=[table.source])
     columns = selection_columns(table, comparison, method)
-    record = selection_metadata(table, comparison, method, options=options, warnings=warnings,
-                                spreadsheet_safe_cells=spreadsheet_safe_cells, diagnostics=diagnostics,
-                                post_hoc_delta=post_hoc_delta)
     data = spreadsheet_safe_columns(columns) if spreadsheet_safe_cells else columns
-    text = sidecar_text(record)
-    write_files_atomic({path: lambda temp: write_columns(data, temp), side: lambda temp: temp.write_text(text, encoding="utf-8")})
+    write_files_atomic({path: lambda temp: write_columns(data, temp),
+                        side: lambda temp: temp.write_text(sidecar_text(record()), encoding="utf-8")})
     return path, side

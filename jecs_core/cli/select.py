@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from ..compare import compare_pvalues
 from ..conformal import table_pvalues
 from ..data import load_scores
-from ..export import check_selection_paths, rule_warnings, sidecar_path, write_selection
+from ..export import check_selection_paths, rule_warnings, selection_metadata, sidecar_path, write_selection_files
 from ..posthoc import post_hoc_bound, post_hoc_line
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY, Guarantee, get_rule
 from ..shift.choose import SHIFT_METHODS
@@ -209,8 +209,9 @@ def run(args: argparse.Namespace) -> int:
         check_selection_paths(args.out, inputs=[args.scores])
     check_lm_eval_samples_args(args, inputs=[args.scores], outputs=[] if not args.out else [args.out, sidecar_path(args.out)])
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
-    # The table's own checks (reversed scores, duplicates) run beside the p-values and the rules:
-    # numpy and pandas release the GIL, and nothing before the diagnostics waits on them.
+    # The table's own checks (reversed scores, duplicates) run beside the p-values, the rules and the
+    # CSV export (numpy, pandas and Arrow release the GIL): only the sidecar, written after the CSV,
+    # and the printed summary wait on them.
     with ThreadPoolExecutor(max_workers=1) as beside:
         checked = beside.submit(_table_checks, table)
         check, shift = _shifted(args, table)
@@ -220,20 +221,37 @@ def run(args: argparse.Namespace) -> int:
             from ..checks import find_duplicates
 
             clusters = find_duplicates(table).clusters
-        # The export waits only on the rules it records; the baselines it does not write run after it.
+        # The export waits only on the rules it records.
         comparison = _compare(args, table, pvalues, clusters, _before_export(args.method) if args.out else METHODS)
-        direction, table_warnings = checked.result()
-        diagnostics, notes = _diagnostics(args, table, pvalues if shift is None else None, direction)
-        warnings = [*table.warnings(args.alpha), *table_warnings, *rule_warnings(table, comparison)]
-    if args.out:
-        csv_path, json_path = write_selection(
-            args.out, table, comparison, args.method, spreadsheet_safe_cells=not args.raw_cells,
-            options=_options(args, check, shift), warnings=warnings,
-            diagnostics=None if diagnostics is None else diagnostics.to_dict(), post_hoc_delta=args.post_hoc_delta)
+        rest = tuple(name for name in METHODS if name not in comparison.results)
+        # The invalid baselines the export does not write (a full sort of every column each) are for the
+        # printed table only: they run beside the export, after the checks.
+        later = beside.submit(_compare, args, table, pvalues, clusters, rest) if rest else None
+        found: dict = {}
+
+        def reported() -> dict:
+            """The checks' results, the diagnostics (which reuse them) and every warning, computed once."""
+            if not found:
+                direction, table_warnings = checked.result()
+                diagnostics, notes = _diagnostics(args, table, pvalues if shift is None else None, direction)
+                found.update(diagnostics=diagnostics, notes=notes, warnings=[
+                    *table.warnings(args.alpha), *table_warnings, *rule_warnings(table, comparison)])
+            return found
+
+        if args.out:
+            def record() -> dict:
+                done = reported()
+                return selection_metadata(
+                    table, comparison, args.method, options=_options(args, check, shift), warnings=done["warnings"],
+                    spreadsheet_safe_cells=not args.raw_cells, post_hoc_delta=args.post_hoc_delta,
+                    diagnostics=None if done["diagnostics"] is None else done["diagnostics"].to_dict())
+
+            csv_path, json_path = write_selection_files(args.out, table, comparison, args.method,
+                                                        spreadsheet_safe_cells=not args.raw_cells, record=record)
+        diagnostics, notes, warnings = (reported()[key] for key in ("diagnostics", "notes", "warnings"))
+        baselines = None if later is None else later.result()
     recorded = json.loads(json_path.read_text(encoding="utf-8"))["post_hoc"] if args.out else None
-    rest = tuple(name for name in METHODS if name not in comparison.results)
-    if rest:
-        baselines = _compare(args, table, pvalues, clusters, rest)
+    if baselines is not None:
         comparison = _with(comparison, baselines)
         warnings = warnings + rule_warnings(table, baselines)
     if clusters is not None:
