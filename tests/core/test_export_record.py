@@ -1,0 +1,62 @@
+"""The selection export with a sidecar record built after the CSV: same files, both or neither."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import jecs_core
+from jecs_core.export import selection_metadata, write_selection_files
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "synthetic_k4.csv"
+
+
+@pytest.fixture(scope="module")
+def audit():
+    table = jecs_core.load_scores(SAMPLE)
+    return table, jecs_core.compare_methods(table, alpha=0.2)
+
+
+def _without_clock(record: dict) -> dict:
+    return {key: value for key, value in record.items() if key != "created_utc"}
+
+
+def test_the_record_is_built_once_after_the_csv_and_the_files_match_write_selection(tmp_path, audit):
+    table, comparison = audit
+    seen = []
+
+    def record():
+        # The CSV is complete (in its temporary file) before the sidecar's record is asked for.
+        partial = [p for p in tmp_path.iterdir() if p.name.startswith(".late.csv.")]
+        seen.append(len(partial) == 1 and partial[0].read_bytes().count(b"\n") == table.n + 1)
+        return selection_metadata(table, comparison, None, warnings=["note: built late"])
+
+    csv, side = write_selection_files(tmp_path / "late.csv", table, comparison, None, spreadsheet_safe_cells=True,
+                                      record=record)
+    assert seen == [True]
+    csv_eager, side_eager = jecs_core.write_selection(tmp_path / "eager.csv", table, comparison,
+                                                      warnings=["note: built late"])
+    assert csv.read_bytes() == csv_eager.read_bytes()
+    late, eager = json.loads(side.read_text()), json.loads(side_eager.read_text())
+    assert _without_clock(late) == _without_clock(eager)
+    assert late["warnings"] == ["note: built late"]
+
+
+def test_a_record_that_fails_leaves_neither_file(tmp_path, audit):
+    table, comparison = audit
+
+    def record():
+        raise RuntimeError("checks failed")
+
+    with pytest.raises(RuntimeError, match="checks failed"):
+        write_selection_files(tmp_path / "sel.csv", table, comparison, None, spreadsheet_safe_cells=True, record=record)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_bad_delta_is_refused_before_anything_is_written(tmp_path, audit):
+    table, comparison = audit
+    with pytest.raises(ValueError, match="post_hoc_delta"):
+        jecs_core.write_selection(tmp_path / "sel.csv", table, comparison, post_hoc_delta=1.5)
+    assert list(tmp_path.iterdir()) == []
