@@ -181,6 +181,9 @@ def empty_split(raw: pd.Series, column: str, is_cal: np.ndarray, where: Where) -
             for part, name in ((is_cal, "calibration"), (~is_cal, "test")) if part.any() and missing[part].all()]
 
 
+_FILL_COLUMNS = 512  # up to this many score columns, plain_block fills its block column by column
+
+
 def plain_block(frame, columns) -> np.ndarray | None:
     """Every score column at once when each is a plain NumPy int or float column of finite values.
 
@@ -193,5 +196,13 @@ def plain_block(frame, columns) -> np.ndarray | None:
         return None
     if not all(isinstance(d, np.dtype) and d.kind in "iuf" for d in frame.dtypes.to_numpy()[chosen]):
         return None
-    block = frame.loc[:, chosen].to_numpy(dtype=float)
+    positions = np.flatnonzero(chosen)
+    if len(positions) <= _FILL_COLUMNS:
+        # Filled column by column: a C-ordered block in one pass, where pandas' to_numpy interleaves
+        # its per-column blocks into a Fortran-ordered one at about twice the cost (10^6 rows, K = 16).
+        block = np.empty((len(frame), len(positions)))
+        for k, position in enumerate(positions):
+            block[:, k] = frame.iloc[:, position].to_numpy()
+    else:  # thousands of columns: one pandas call beats a Series per column
+        block = frame.loc[:, chosen].to_numpy(dtype=float)
     return block if np.isfinite(block).all() else None

@@ -287,11 +287,10 @@ def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison,
 
 def write_selection_files(path: str | Path, table: ScoreTable, comparison: Comparison, method: str | None, *,
                           spreadsheet_safe_cells: bool, record: Callable[[], dict]) -> tuple[Path, Path]:
-    """Write the selection CSV, then the sidecar holding what ``record()`` returns, both or neither.
+    """:func:`write_selection` with the sidecar's record, ``record()``, built once the CSV is written.
 
-    :func:`write_selection` with the sidecar's record built once the CSV is written: a caller whose
-    record waits on slower work (``jecs select``'s table checks and diagnostics, in another thread)
-    formats the CSV meanwhile. If ``record()`` raises, neither file is written.
+    A caller whose record waits on slower work (``jecs select``'s table checks and diagnostics, in
+    another thread) formats the CSV meanwhile. If ``record()`` raises, neither file is written.
     """
     path, side = check_selection_paths(path, inputs=[table.source])
     columns = selection_columns(table, comparison, method)
