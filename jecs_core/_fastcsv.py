@@ -158,7 +158,7 @@ def write_csv(frame: pd.DataFrame, path) -> str:
     return write_columns(frame, path)
 
 
-def write_columns(columns, path) -> str:
+def write_columns(columns, path, *, workers: int | None = None) -> str:
     """Write ``columns`` like ``pandas.DataFrame(columns).to_csv(path, index=False)``, a block of rows at a time.
 
     Parameters
@@ -168,16 +168,20 @@ def write_columns(columns, path) -> str:
         a column type sends the write to pandas).
     path : str, pathlib.Path or binary file object
         Where to write.
+    workers : int, optional
+        Threads formatting blocks of rows while this one writes them (default: one per CPU, at
+        most 8); a caller with other work running beside the export leaves it cores by asking for fewer.
 
     Returns
     -------
     str
         ``"fast"`` or ``"pandas"`` (the path taken).
     """
+    workers = max(1, min(8, os.cpu_count() or 1)) if workers is None else max(1, int(workers))
     if hasattr(path, "write"):
-        return _write_csv(columns, path)
+        return _write_csv(columns, path, workers)
     with open(path, "wb") as handle:
-        return _write_csv(columns, handle)
+        return _write_csv(columns, handle, workers)
 
 
 def _pandas_csv(columns, handle) -> str:
@@ -186,7 +190,7 @@ def _pandas_csv(columns, handle) -> str:
     return "pandas"
 
 
-def _write_csv(columns, handle) -> str:
+def _write_csv(columns, handle, workers: int) -> str:
     if isinstance(columns, pd.DataFrame):
         names, series = list(columns.columns), [columns.iloc[:, j] for j in range(columns.shape[1])]
         unique = columns.columns.is_unique
@@ -198,8 +202,6 @@ def _write_csv(columns, handle) -> str:
     if not unique or len(series) < 2 or n_rows == 0:
         return _pandas_csv(columns, handle)
     start = handle.tell() if handle.seekable() else None
-    workers = max(1, min(8, os.cpu_count() or 1))
-
     def block(first: int) -> memoryview:  # one block's lines: every column formatted for its rows, then joined
         rows = slice(first, first + _ROWS_PER_CHUNK)
         return _joined_rows([_column_text(s, plan, rows) for s, plan in zip(series, plans)])

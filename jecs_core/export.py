@@ -286,15 +286,14 @@ def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison,
 
 
 def write_selection_files(path: str | Path, table: ScoreTable, comparison: Comparison, method: str | None, *,
-                          spreadsheet_safe_cells: bool, record: Callable[[], dict]) -> tuple[Path, Path]:
-    """:func:`write_selection` with the sidecar's record, ``record()``, built once the CSV is written.
-
-    A caller whose record waits on slower work (``jecs select``'s table checks and diagnostics, in
-    another thread) formats the CSV meanwhile. If ``record()`` raises, neither file is written.
-    """
+                          spreadsheet_safe_cells: bool, record: Callable[[], dict],
+                          workers: int | None = None) -> tuple[Path, Path]:
+    """:func:`write_selection` with the sidecar's record, ``record()``, built once the CSV is written (in
+    ``workers`` threads): a caller whose record waits on work in another thread (``jecs select``'s table
+    checks) formats the CSV meanwhile. If ``record()`` raises, neither file is written."""
     path, side = check_selection_paths(path, inputs=[table.source])
     columns = selection_columns(table, comparison, method)
     data = spreadsheet_safe_columns(columns) if spreadsheet_safe_cells else columns
-    write_files_atomic({path: lambda temp: write_columns(data, temp),
+    write_files_atomic({path: lambda temp: write_columns(data, temp, workers=workers),
                         side: lambda temp: temp.write_text(sidecar_text(record()), encoding="utf-8")})
     return path, side

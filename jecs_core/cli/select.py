@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
@@ -246,8 +247,10 @@ def run(args: argparse.Namespace) -> int:
                     spreadsheet_safe_cells=not args.raw_cells, post_hoc_delta=args.post_hoc_delta,
                     diagnostics=None if done["diagnostics"] is None else done["diagnostics"].to_dict())
 
-            csv_path, json_path = write_selection_files(args.out, table, comparison, args.method,
-                                                        spreadsheet_safe_cells=not args.raw_cells, record=record)
+            # One core stays with the checks and the baselines running beside the export.
+            csv_path, json_path = write_selection_files(
+                args.out, table, comparison, args.method, spreadsheet_safe_cells=not args.raw_cells, record=record,
+                workers=max(1, (os.cpu_count() or 1) - 1))
         diagnostics, notes, warnings = (reported()[key] for key in ("diagnostics", "notes", "warnings"))
         baselines = None if later is None else later.result()
     recorded = json.loads(json_path.read_text(encoding="utf-8"))["post_hoc"] if args.out else None
