@@ -50,7 +50,7 @@ from scoring_setup import (  # noqa: E402
 
 from scoring.batching import Encoded, collate, plan_batches  # noqa: E402
 from scoring.engine import score_encoded  # noqa: E402
-from scoring.head import scored_mask  # noqa: E402
+from scoring.head import kept_logits, scored_mask  # noqa: E402
 from scoring.registry import n_lowest  # noqa: E402
 from scoring.settings import DEFAULT_TOKEN_BUDGET, ScoreSettings  # noqa: E402
 
@@ -64,8 +64,7 @@ def bare_forward(model, encoded: Encoded, token_budget: int, device: torch.devic
             input_ids, mask = collate([encoded.ids[i] for i in batch], pad_id=0)
             input_ids, mask = input_ids.to(device), mask.to(device)
             if scored_rows:
-                keep = scored_mask(mask, torch.ones(len(batch), dtype=torch.long, device=device))
-                model(input_ids=input_ids, attention_mask=mask, use_cache=False, logits_to_keep=keep)
+                kept_logits(model, input_ids, mask, scored_mask(mask, torch.ones(len(batch), dtype=torch.long, device=device)))
             else:
                 model(input_ids=input_ids, attention_mask=mask, use_cache=False)
 

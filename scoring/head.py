@@ -21,6 +21,7 @@ import torch
 from .token_scores import rows_per_chunk, token_statistics
 
 _SPLIT_OK: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_MASK_KEEP_OK: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # False: logits_to_keep takes no mask
 
 #: Bytes of LM-head output (logits of scored positions) held at once: the head runs over all the
 #: scored rows of a batch in one matrix product when their logits fit, and over chunks of this
@@ -137,10 +138,24 @@ def scored_statistics(
                 head(hidden[start:stop]), targets[start:stop], needed=needed, chunk_elements=chunk_elements
             )
         return out
-    kwargs = {"input_ids": input_ids, "attention_mask": attention_mask, "use_cache": False}
-    if _accepts_logits_to_keep(model):
-        kwargs["logits_to_keep"] = keep
-    logits = model(**kwargs).logits
-    if logits.dim() == 3:  # the model ignored logits_to_keep, or does not take it
-        logits = logits[keep]
+    logits = kept_logits(model, input_ids, attention_mask, keep)
     return token_statistics(logits, targets, needed=needed, chunk_elements=chunk_elements)
+
+
+def kept_logits(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+    """Logits at the positions ``keep`` (a (batch, length) boolean mask), shape (kept positions, V).
+
+    Asks the model for those rows alone (``logits_to_keep=keep``) where its transformers release
+    takes a mask there; releases that take only sequence indices raise ``IndexError`` on one, and
+    the model then gives full logits, cut here (remembered per model).
+    """
+    kwargs = {"input_ids": input_ids, "attention_mask": attention_mask, "use_cache": False}
+    logits = None
+    if _accepts_logits_to_keep(model) and _MASK_KEEP_OK.get(model, True):
+        try:
+            logits = model(**kwargs, logits_to_keep=keep).logits
+        except IndexError:
+            _MASK_KEEP_OK[model] = False
+    if logits is None:
+        logits = model(**kwargs).logits
+    return logits[keep] if logits.dim() == 3 else logits  # 3-D: the model ignored logits_to_keep

@@ -190,6 +190,31 @@ def test_model_without_logits_to_keep_gives_the_same_scores(loaded, texts):
     np.testing.assert_allclose(unchunked, fast, rtol=1e-6, atol=1e-6)
 
 
+def test_a_release_whose_logits_to_keep_takes_no_mask_gives_the_same_scores(loaded, texts):
+    class IndicesOnly(torch.nn.Module):
+        """A causal LM whose logits_to_keep indexes the sequence axis only (transformers 5.17 and others)."""
+
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+            self.calls = []
+
+        def forward(self, input_ids, attention_mask=None, use_cache=False, logits_to_keep=0):
+            self.calls.append(getattr(logits_to_keep, "ndim", 0))
+            if getattr(logits_to_keep, "ndim", 0) > 1:
+                raise IndexError("too many indices for tensor of dimension 3")
+            return self.inner(input_ids=input_ids, attention_mask=attention_mask, use_cache=use_cache)
+
+    lm = loaded["llama"]
+    enc = encode_texts(lm.tokenizer, texts, max_length=64)
+    settings = ScoreSettings()
+    fast = score_encoded(lm.model, enc, settings=settings, token_budget=64, device=lm.device, texts=texts)
+    model = IndicesOnly(lm.model)
+    cut = score_encoded(model, enc, settings=settings, token_budget=64, device=lm.device, texts=texts, chunked=False)
+    np.testing.assert_allclose(cut, fast, rtol=1e-6, atol=1e-6)
+    assert model.calls[:2] == [2, 0] and set(model.calls[2:]) == {0}  # the mask is tried once per model
+
+
 def test_token_statistics_chunking_and_degenerate_rows():
     torch.manual_seed(0)
     logits = torch.randn(37, 300) * 3
