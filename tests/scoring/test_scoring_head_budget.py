@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -35,3 +37,21 @@ def test_any_budget_gives_the_full_logits_statistics(tmp_path, arch):
             part = scored_statistics(lm.model, ids, mask, start, needed=registry.STATISTICS,
                                      memory_budget=4 * rows * vocab)
             torch.testing.assert_close(part, full, rtol=1e-5, atol=1e-5)
+
+
+def test_the_budget_follows_the_device_and_an_explicit_one_wins(monkeypatch):
+    import scoring.head as head
+
+    assert head.memory_budget_for("cpu") == head.MEMORY_BUDGET
+    assert head.memory_budget_for("cuda") == head.memory_budget_for("mps") == head.ACCELERATOR_MEMORY_BUDGET
+    assert head.ACCELERATOR_MEMORY_BUDGET > head.MEMORY_BUDGET  # kernel launches, not cache, set its size
+    seen = []
+    monkeypatch.setattr(head, "budget_elements", lambda budget, device_type: seen.append(budget) or 1 << 20)
+    monkeypatch.setitem(head.MEMORY_BUDGETS, "cpu", 12345)
+    ids = torch.tensor([[1, 2, 3]])
+    mask = torch.ones_like(ids)
+    model = torch.nn.Module()
+    for budget in (None, 999):
+        with contextlib.suppress(Exception):  # the stand-in model cannot run: only the budget is looked at
+            head.scored_statistics(model, ids, mask, torch.tensor([1]), needed=("lp",), memory_budget=budget)
+    assert seen == [12345, 999]
