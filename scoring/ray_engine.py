@@ -123,11 +123,10 @@ class RayEngine:
 
         return 1.0 if torch.cuda.is_available() else 0.0
 
-    def _pool(self, ray, job, cache):
-        """The kept actors for this job's model (new ones when none are kept)."""
+    def _pool(self, ray, job, cache, device: str, dtype: str):
+        """The kept actors for this job's model on ``device`` in ``dtype`` (new ones when none are kept)."""
         from .ray_actors import ShardScorer, acquire_pool
 
-        device, dtype = job.resolved()
         gpus = self._gpus()
         # Locally the CPUs are shared out among the actors; on a cluster each actor asks for one.
         cpus = 1 if gpus or cluster_address(self.address) else max(1, self.num_cpus // self.workers)
@@ -154,20 +153,21 @@ class RayEngine:
         if n_hit:
             tick(n_hit, f"{job.name}: {n_hit} texts from cache")
         if missing:
-            self._run(job, cache, texts_by_digest, shards_of(missing, job.shard_size), tick)
+            self._run(job, cache, texts_by_digest, shards_of(missing, job.shard_size), tick, device, dtype)
             cached = cache.load()
         lost = [d for d in texts_by_digest if d not in cached.index]
         if lost:
             raise RuntimeError(f"{job.name}: {len(lost)} text(s) missing after the Ray run (cache {cache.directory})")
         return ModelRows(cached, device, dtype, n_from_cache=n_hit, n_scored=len(texts_by_digest) - n_hit)
 
-    def _run(self, job, cache, texts_by_digest: dict[str, str], shards: list[list[str]], tick) -> None:
+    def _run(self, job, cache, texts_by_digest: dict[str, str], shards: list[list[str]], tick, device: str,
+             dtype: str) -> None:
         from .ray_actors import feed, forget_pool, longest_first
 
         ray = _ray()
         ensure_ray(address=self.address, num_cpus=self.num_cpus, object_store_mb=self.object_store_mb)
         # Asked for first: new actors load the model while the shards are ordered, and the first calls queue.
-        pool = self._pool(ray, job, cache)
+        pool = self._pool(ray, job, cache, device, dtype)
         common = {"settings": job.settings, "token_budget": job.token_budget, "names": job.names,
                   "cache_directory": str(cache.directory), "cache_meta": cache.meta}
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -242,10 +241,11 @@ def run(args: argparse.Namespace) -> int:
         if args.out:
             def record() -> dict:
                 done = reported()
-                return selection_metadata(
+                found["record"] = selection_metadata(
                     table, comparison, args.method, options=_options(args, check, shift), warnings=done["warnings"],
                     spreadsheet_safe_cells=not args.raw_cells, post_hoc_delta=args.post_hoc_delta,
                     diagnostics=None if done["diagnostics"] is None else done["diagnostics"].to_dict())
+                return found["record"]
 
             # One core stays with the checks and the baselines running beside the export.
             csv_path, json_path = write_selection_files(
@@ -253,7 +253,7 @@ def run(args: argparse.Namespace) -> int:
                 workers=max(1, (os.cpu_count() or 1) - 1))
         diagnostics, notes, warnings = (reported()[key] for key in ("diagnostics", "notes", "warnings"))
         baselines = None if later is None else later.result()
-    recorded = json.loads(json_path.read_text(encoding="utf-8"))["post_hoc"] if args.out else None
+    recorded = found["record"]["post_hoc"] if args.out else None  # the exported rule's line says what its sidecar says
     if baselines is not None:
         comparison = _with(comparison, baselines)
         warnings = warnings + rule_warnings(table, baselines)
