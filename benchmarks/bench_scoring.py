@@ -42,6 +42,8 @@ import torch  # noqa: E402
 from scoring_setup import (  # noqa: E402
     SHAPES,
     PeakMemory,
+    compiled_engine,
+    engine_at_budget,
     benchmark_ids,
     block_sweep,
     flops_per_token,
@@ -58,38 +60,13 @@ from scoring.settings import DEFAULT_TOKEN_BUDGET, ScoreSettings  # noqa: E402
 #: The engine's share of a bare forward's tokens/s that each shape is held to.
 TARGETS = {"smollm2-135m": 0.9, "llama-68m": 0.7}
 
-def engine_at_budget(engine, encoded: Encoded, device: torch.device, budget: int) -> np.ndarray:
-    """The engine with the LM head's memory budget on this device set to ``budget`` bytes."""
-    import scoring.head as head
-
-    saved = dict(head.MEMORY_BUDGETS)
-    head.MEMORY_BUDGETS[device.type] = budget
-    try:
-        return engine(encoded)
-    finally:
-        head.MEMORY_BUDGETS.clear()
-        head.MEMORY_BUDGETS.update(saved)
-
-
-def compiled_engine(engine, encoded: Encoded):
-    """``engine`` with the per-chunk statistics under ``torch.compile`` (compiled here, on ``encoded``)."""
-    import scoring.token_scores as token_scores
-
-    plain = token_scores._chunk_statistics
-    fused = torch.compile(plain, dynamic=True)
-
-    def run(texts: Encoded) -> np.ndarray:
-        token_scores._chunk_statistics = fused
-        try:
-            return engine(texts)
-        finally:
-            token_scores._chunk_statistics = plain
-
-    start = time.perf_counter()
-    reference, trial = engine(encoded), run(encoded)
-    print(f"compiled statistics: first run {time.perf_counter() - start:.1f} s with compilation; largest score "
-          f"difference from the plain engine {np.nanmax(np.abs(trial - reference)):.2e}")
-    return run
+def trial_phases(args, engine, encoded: Encoded, device: torch.device, tokens: int) -> list:
+    """The engine at other head budgets (``--head-budgets-mb``) and with compiled statistics (``--compile-stats``)."""
+    found = [Phase(f"engine, head {mb} MiB", partial(engine_at_budget, engine, encoded, device, mb << 20), tokens)
+             for mb in ([int(v) for v in args.head_budgets_mb.split(",")] if args.head_budgets_mb else [])]
+    if args.compile_stats:
+        found.append(Phase("engine, compiled stats", partial(compiled_engine(engine, encoded), encoded), tokens))
+    return found
 
 
 def bare_forward(model, encoded: Encoded, token_budget: int, device: torch.device, *, scored_rows: bool) -> None:
@@ -177,7 +154,7 @@ def report(phases: list, flops: float, peak: float | None, target: float | None,
         print(f"{p.name + ' / forward:':<31}{fwd.wall / p.wall:.3f} wall")
 
 
-def main(argv=None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--texts", type=int, default=16, help="texts for forward and engine (default 16)")
     parser.add_argument("--naive-texts", type=int, default=4, help="texts for the naive loop (default 4)")
@@ -196,7 +173,11 @@ def main(argv=None) -> int:
     parser.add_argument("--blocks", action="store_true", help="the statistics alone, per CPU block size")
     parser.add_argument("--memory", action="store_true", help="peak memory vs sequence length, chunked head vs not")
     parser.add_argument("--memory-point", nargs=2, metavar=("LENGTH", "MODE"), help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
     if args.memory_point or args.memory:
@@ -232,11 +213,7 @@ def main(argv=None) -> int:
         Phase("forward, scored rows", lambda: bare_forward(model, encoded, budget, device, scored_rows=True), tokens),
         Phase("engine (4 scores)", lambda: engine(encoded), tokens),
     ]
-    for mb in [int(v) for v in args.head_budgets_mb.split(",")] if args.head_budgets_mb else []:
-        phases.append(Phase(f"engine, head {mb} MiB", partial(engine_at_budget, engine, encoded, device, mb << 20), tokens))
-    if args.compile_stats:
-        compiled = compiled_engine(engine, encoded)
-        phases.append(Phase("engine, compiled stats", partial(compiled, encoded), tokens))
+    phases += trial_phases(args, engine, encoded, device, tokens)
     run_interleaved(phases, device, args.repeats)
     naive = Phase("naive (bs 1, host)", lambda: naive_scores(model, naive_set, device), naive_tokens)
     naive.run(device)

@@ -168,3 +168,37 @@ def block_sweep(vocab: int, rows: int = 512, repeats: int = 3) -> None:
         mark = "  (BLOCK_ELEMENTS)" if size == BLOCK_ELEMENTS else ""
         print(f"block {size:>10} values ({max(1, size // vocab):>4} rows): {rows / best[size]:>9.0f} rows/s, "
               f"{best[size] / ref:.2f}x the default{mark}")
+
+
+def engine_at_budget(engine, encoded: Encoded, device: torch.device, budget: int) -> np.ndarray:
+    """The engine with the LM head's memory budget on this device set to ``budget`` bytes."""
+    import scoring.head as head
+
+    saved = dict(head.MEMORY_BUDGETS)
+    head.MEMORY_BUDGETS[device.type] = budget
+    try:
+        return engine(encoded)
+    finally:
+        head.MEMORY_BUDGETS.clear()
+        head.MEMORY_BUDGETS.update(saved)
+
+
+def compiled_engine(engine, encoded: Encoded):
+    """``engine`` with the per-chunk statistics under ``torch.compile`` (compiled here, on ``encoded``)."""
+    import scoring.token_scores as token_scores
+
+    plain = token_scores.chunk_statistics
+    fused = torch.compile(plain, dynamic=True)
+
+    def run(texts: Encoded) -> np.ndarray:
+        token_scores.chunk_statistics = fused
+        try:
+            return engine(texts)
+        finally:
+            token_scores.chunk_statistics = plain
+
+    start = time.perf_counter()
+    reference, trial = engine(encoded), run(encoded)
+    print(f"compiled statistics: first run {time.perf_counter() - start:.1f} s with compilation; largest score "
+          f"difference from the plain engine {np.nanmax(np.abs(trial - reference)):.2e}")
+    return run

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from .batching import Encoded, collate, encode_texts, plan_batches, plan_pieces
+from .fused import should_compile
 from .head import scored_statistics
 from .registry import ReduceContext, active_scores, needed_statistics, reduce_text
 from .settings import ScoreSettings, check_token_budget
@@ -84,6 +85,7 @@ def iter_batch_scores(
     window = encoded.max_length if settings.long_texts == "window" else None
     pieces = plan_pieces(encoded, window=window, stride=settings.window_stride(encoded.max_length))
     remaining = np.bincount(pieces.owner[pieces.lengths >= 2], minlength=len(encoded.ids))
+    compiled = should_compile(torch.device(device).type, int(pieces.n_scored.sum()))
     collected: dict[int, list[tuple[int, np.ndarray]]] = {}
     for batch in plan_batches(pieces.lengths, token_budget):
         ids = [pieces.ids[i] for i in batch]
@@ -93,7 +95,8 @@ def iter_batch_scores(
         # where it would leak into the consumer's code.
         with torch.inference_mode():
             stats = scored_statistics(
-                model, input_ids.to(device), mask.to(device), score_from.to(device), needed=rows, chunked=chunked
+                model, input_ids.to(device), mask.to(device), score_from.to(device), needed=rows, chunked=chunked,
+                compiled=compiled,
             )
             stats = stats.cpu().numpy()
         ends = np.cumsum(pieces.n_scored[batch])

@@ -18,6 +18,7 @@ import weakref
 
 import torch
 
+from .fused import chunk_kernel
 from .token_scores import rows_per_chunk, token_statistics
 
 _SPLIT_OK: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -121,11 +122,13 @@ def scored_statistics(
     chunk_elements: int | None = None,
     chunked: bool = True,
     memory_budget: int | None = None,
+    compiled: bool = False,
 ) -> torch.Tensor:
     """Statistics ``needed`` at every scored position of a batch, rows in (row, position) order.
 
     ``chunk_elements`` (default: from ``memory_budget`` bytes, by default
     :func:`memory_budget_for` the device) bounds the vocabulary values of one chunk of scored rows.
+    ``compiled`` runs the statistics under ``torch.compile`` (:mod:`scoring.fused`).
 
     Returns
     -------
@@ -135,6 +138,7 @@ def scored_statistics(
         device_type = input_ids.device.type
         chunk_elements = budget_elements(memory_budget_for(device_type) if memory_budget is None else memory_budget,
                                          device_type)
+    kernel = chunk_kernel(compiled)
     keep = scored_mask(attention_mask, score_from)
     targets = input_ids[:, 1:][keep[:, :-1]]
     parts = split_head(model) if chunked else None
@@ -147,11 +151,12 @@ def scored_statistics(
         for start in range(0, hidden.shape[0], step):
             stop = min(start + step, hidden.shape[0])
             out[:, start:stop] = token_statistics(
-                head(hidden[start:stop]), targets[start:stop], needed=needed, chunk_elements=chunk_elements
+                head(hidden[start:stop]), targets[start:stop], needed=needed, chunk_elements=chunk_elements,
+                kernel=kernel,
             )
         return out
     logits = kept_logits(model, input_ids, attention_mask, keep)
-    return token_statistics(logits, targets, needed=needed, chunk_elements=chunk_elements)
+    return token_statistics(logits, targets, needed=needed, chunk_elements=chunk_elements, kernel=kernel)
 
 
 def kept_logits(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:

@@ -86,9 +86,11 @@ def _sum_other_p_log1m(p: torch.Tensor, top: torch.Tensor, lp: torch.Tensor, scr
     return total + torch.where(big, top_term, 0.0) - torch.where(y_is_top, 0.0, own)
 
 
-def _chunk_statistics(
+def chunk_statistics(
     logits: torch.Tensor, y: torch.Tensor, needed: tuple[str, ...], scratch: torch.Tensor
 ) -> dict[str, torch.Tensor]:
+    """The statistics ``needed`` for one chunk of rows: ``logits`` (rows, V), ``y`` (rows, 1) the true
+    tokens, ``scratch`` a (rows, V) float32 work array; the kernel :mod:`scoring.fused` compiles."""
     # One log-softmax and one softmax, in float32 even for bf16 models; the rest reuses
     # them in place. The softmax is one fused pass, where exp(log-softmax) is a slower
     # standalone exp over the same row.
@@ -120,6 +122,7 @@ def token_statistics(
     needed: tuple[str, ...] = STATISTICS,
     chunk_elements: int = CHUNK_ELEMENTS,
     block_elements: int | None = None,
+    kernel=None,
 ) -> torch.Tensor:
     """Per-token statistics at N scored positions, computed block by block.
 
@@ -138,12 +141,16 @@ def token_statistics(
         Fewer rows at a time where ``block_elements // V`` is fewer (at least one):
         default :data:`BLOCK_ELEMENTS` on a CPU, where a block's passes then run
         from cache, and no further limit elsewhere (a GPU prefers fewer, larger launches).
+    kernel : callable, optional
+        The per-chunk function (default the plain one; :func:`scoring.fused.chunk_kernel`
+        gives the compiled one).
 
     Returns
     -------
     torch.Tensor, shape (len(needed), N), float32, on the logits' device
     """
     n, vocab = logits.shape
+    kernel = chunk_statistics if kernel is None else kernel
     if block_elements is None:
         block_elements = BLOCK_ELEMENTS if logits.device.type == "cpu" else chunk_elements
     out = torch.empty((len(needed), n), dtype=torch.float32, device=logits.device)
@@ -153,7 +160,7 @@ def token_statistics(
         scratch = torch.empty((min(last - first, step), vocab), dtype=torch.float32, device=logits.device)
         for start in range(first, last, step):
             stop = min(last, start + step)
-            found = _chunk_statistics(logits[start:stop], targets[start:stop, None], needed, scratch[: stop - start])
+            found = kernel(logits[start:stop], targets[start:stop, None], needed, scratch[: stop - start])
             for row, name in enumerate(needed):
                 out[row, start:stop] = found[name]
 
