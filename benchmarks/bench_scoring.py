@@ -42,10 +42,10 @@ import torch  # noqa: E402
 from scoring_setup import (  # noqa: E402
     SHAPES,
     PeakMemory,
-    compiled_engine,
-    engine_at_budget,
     benchmark_ids,
     block_sweep,
+    compiled_engine,
+    engine_at_budget,
     flops_per_token,
     load_benchmark_model,
     peak_tflops,
