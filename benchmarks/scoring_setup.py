@@ -184,18 +184,18 @@ def engine_at_budget(engine, encoded: Encoded, device: torch.device, budget: int
 
 
 def compiled_engine(engine, encoded: Encoded):
-    """``engine`` with the per-chunk statistics under ``torch.compile`` (compiled here, on ``encoded``)."""
-    import scoring.token_scores as token_scores
+    """``engine`` with the statistics compiled as the engine compiles them for a large GPU job
+    (its switch, ``scoring.engine.should_compile``, forced on); compiled here, on ``encoded``."""
+    import scoring.engine as scoring_engine
 
-    plain = token_scores.chunk_statistics
-    fused = torch.compile(plain, dynamic=True)
+    plain = scoring_engine.should_compile
 
     def run(texts: Encoded) -> np.ndarray:
-        token_scores.chunk_statistics = fused
+        scoring_engine.should_compile = lambda device_type, scored_tokens: True
         try:
             return engine(texts)
         finally:
-            token_scores.chunk_statistics = plain
+            scoring_engine.should_compile = plain
 
     start = time.perf_counter()
     reference, trial = engine(encoded), run(encoded)

@@ -276,7 +276,6 @@ def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison,
     >>> csv.name, side.name
     ('sel.csv', 'sel.json')
     """
-    path, side = check_selection_paths(path, inputs=[table.source])
     post_hoc_delta = check_delta(post_hoc_delta, "post_hoc_delta")  # refused before anything is written
     return write_selection_files(path, table, comparison, method, spreadsheet_safe_cells=spreadsheet_safe_cells,
                                  record=lambda: selection_metadata(

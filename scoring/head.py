@@ -34,15 +34,16 @@ MEMORY_BUDGET = 64 << 20
 MEMORY_BUDGETS: dict[str, int] = {"cpu": MEMORY_BUDGET}
 ACCELERATOR_MEMORY_BUDGET = 512 << 20
 
-
-def memory_budget_for(device_type: str) -> int:
-    """The head's memory budget in bytes on a device of type ``device_type`` ("cpu", "cuda", "mps")."""
-    return MEMORY_BUDGETS.get(device_type, ACCELERATOR_MEMORY_BUDGET)
 # float32 (rows, V) arrays alive at once per chunk: on a CPU only the logits (the statistics run
 # in cache-sized blocks of their own, :data:`scoring.token_scores.BLOCK_ELEMENTS`); elsewhere
 # also the log-softmax, the softmax and one scratch array of the same size.
 _LIVE_ARRAYS = {"cpu": 1}
 _LIVE_ARRAYS_ELSEWHERE = 4
+
+
+def memory_budget_for(device_type: str) -> int:
+    """The head's memory budget in bytes on a device of type ``device_type`` ("cpu", "cuda", "mps")."""
+    return MEMORY_BUDGETS.get(device_type, ACCELERATOR_MEMORY_BUDGET)
 
 
 def budget_elements(memory_budget: int = MEMORY_BUDGET, device_type: str = "cpu") -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -227,33 +228,31 @@ def run(args: argparse.Namespace) -> int:
         # The invalid baselines the export does not write (a full sort of every column each) are for the
         # printed table only: they run beside the export, after the checks.
         later = beside.submit(_compare, args, table, pvalues, clusters, rest) if rest else None
-        found: dict = {}
 
-        def reported() -> dict:
-            """The checks' results, the diagnostics (which reuse them) and every warning, computed once."""
-            if not found:
-                direction, table_warnings = checked.result()
-                diagnostics, notes = _diagnostics(args, table, pvalues if shift is None else None, direction)
-                found.update(diagnostics=diagnostics, notes=notes, warnings=[
-                    *table.warnings(args.alpha), *table_warnings, *rule_warnings(table, comparison)])
-            return found
+        @functools.cache
+        def reported() -> tuple:
+            """The checks' results, then the diagnostics (which reuse them) and every warning: computed once."""
+            direction, table_warnings = checked.result()
+            diagnostics, notes = _diagnostics(args, table, pvalues if shift is None else None, direction)
+            return diagnostics, notes, [*table.warnings(args.alpha), *table_warnings, *rule_warnings(table, comparison)]
 
+        sidecar: dict = {}  # the record the export writes beside the CSV
         if args.out:
             def record() -> dict:
-                done = reported()
-                found["record"] = selection_metadata(
-                    table, comparison, args.method, options=_options(args, check, shift), warnings=done["warnings"],
+                diagnostics, _, warnings = reported()
+                sidecar.update(selection_metadata(
+                    table, comparison, args.method, options=_options(args, check, shift), warnings=warnings,
                     spreadsheet_safe_cells=not args.raw_cells, post_hoc_delta=args.post_hoc_delta,
-                    diagnostics=None if done["diagnostics"] is None else done["diagnostics"].to_dict())
-                return found["record"]
+                    diagnostics=None if diagnostics is None else diagnostics.to_dict()))
+                return sidecar
 
             # One core stays with the checks and the baselines running beside the export.
             csv_path, json_path = write_selection_files(
                 args.out, table, comparison, args.method, spreadsheet_safe_cells=not args.raw_cells, record=record,
                 workers=max(1, (os.cpu_count() or 1) - 1))
-        diagnostics, notes, warnings = (reported()[key] for key in ("diagnostics", "notes", "warnings"))
+        diagnostics, notes, warnings = reported()
         baselines = None if later is None else later.result()
-    recorded = found["record"]["post_hoc"] if args.out else None  # the exported rule's line says what its sidecar says
+    recorded = sidecar.get("post_hoc")  # the exported rule's line says what its sidecar says
     if baselines is not None:
         comparison = _with(comparison, baselines)
         warnings = warnings + rule_warnings(table, baselines)
