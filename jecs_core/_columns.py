@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 MAX_ROWS_LISTED = 5
+SPLITS = ("calibration", "test")
 
 # infer_dtype kinds that are plain numbers, and what the refused kinds are called in messages.
 _NUMBER_KINDS = {"integer", "floating", "mixed-integer-float", "decimal", "empty"}
@@ -172,6 +173,14 @@ def empty_text(values: pd.Series) -> np.ndarray:
     return missing | text
 
 
+def split_rows(raw: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: is it a calibration row, and is its word none of :data:`SPLITS` (case and outer spaces ignored)."""
+    # A split column holds a few distinct words: normalise those, not every cell.
+    codes, words = pd.factorize(raw.astype(str), use_na_sentinel=False)  # a missing cell is a word too
+    words = np.array([str(word).strip().lower() for word in words], dtype=object)
+    return (words == "calibration")[codes], ~np.isin(words, SPLITS)[codes]
+
+
 def empty_split(raw: pd.Series, column: str, is_cal: np.ndarray, where: Where) -> list[str]:
     """One problem per split (calibration, test) in which every cell of ``raw`` is missing."""
     missing = raw.isna().to_numpy()
@@ -184,12 +193,13 @@ def empty_split(raw: pd.Series, column: str, is_cal: np.ndarray, where: Where) -
 _FILL_COLUMNS = 512  # up to this many score columns, plain_block fills its block column by column
 
 
-def plain_block(frame, columns) -> np.ndarray | None:
+def plain_block(frame, columns, *, out: np.ndarray | None = None) -> np.ndarray | None:
     """Every score column at once when each is a plain NumPy int or float column of finite values.
 
     The common case (a table read from CSV or Parquet) is checked in one pass instead of one
     pass per column, which dominated tables of tens of thousands of models; ``None`` sends the
-    table through the per-column checks and their messages.
+    table through the per-column checks and their messages. ``out`` (float64, ``len(frame)`` x
+    ``len(columns)``) receives the block instead of a new array.
     """
     chosen = frame.columns.isin(columns)  # one hash pass; looking each name up in frame.dtypes took seconds
     if not columns or list(frame.columns[chosen]) != list(columns):  # another order, or a repeated name
@@ -200,9 +210,12 @@ def plain_block(frame, columns) -> np.ndarray | None:
     if len(positions) <= _FILL_COLUMNS:
         # Filled column by column: a C-ordered block in one pass, where pandas' to_numpy interleaves
         # its per-column blocks into a Fortran-ordered one at about twice the cost (10^6 rows, K = 16).
-        block = np.empty((len(frame), len(positions)))
+        block = np.empty((len(frame), len(positions))) if out is None else out
         for k, position in enumerate(positions):
             block[:, k] = frame.iloc[:, position].to_numpy()
     else:  # thousands of columns: one pandas call beats a Series per column
         block = frame.loc[:, chosen].to_numpy(dtype=float)
+        if out is not None:
+            out[...] = block
+            block = out
     return block if np.isfinite(block).all() else None

@@ -27,11 +27,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._columns import Where, empty_split, empty_text, label_column, numeric_column, plain_block, show
+from ._columns import SPLITS, Where, empty_split, empty_text, label_column, numeric_column, plain_block, show, split_rows
 from ._long import detect_layout, long_to_wide
 from .io import ScoreTableError, check_header, one_line
 
-SPLITS = ("calibration", "test")
 SCORE_PREFIX = "score_"
 MEMBER_PREFIX = "member_"
 COVARIATE_PREFIX = "x_"
@@ -89,18 +88,15 @@ def _ids_and_split(frame: pd.DataFrame, where: Where) -> tuple[np.ndarray, np.nd
     if dup is not None and dup.any():
         first = ids[dup][0]
         problems.append(where.problem("item_id", f"duplicate id {first!r} at {where.rows(ids == first)}; ids must be unique"))
-    # A split column holds a few distinct words: normalise those, not every cell.
-    codes, words = pd.factorize(frame["split"].astype(str), use_na_sentinel=False)  # a missing cell is a word too
-    words = np.array([str(word).strip().lower() for word in words], dtype=object)
-    unknown = ~np.isin(words, SPLITS)[codes]
+    is_cal, unknown = split_rows(frame["split"])
     if unknown.any():
         problems.append(where.problem(
             "split", f"unknown value {show(frame['split'].to_numpy()[unknown][0])} at {where.rows(unknown)}; expected one of {list(SPLITS)}"
         ))
-    return ids, (words == "calibration")[codes], problems
+    return ids, is_cal, problems
 
 
-def _columns(frame: pd.DataFrame, where: Where) -> tuple[list[str], list[str], list[str], list[str], list[str]]:
+def column_roles(frame: pd.DataFrame, where: Where) -> tuple[list[str], list[str], list[str], list[str], list[str]]:
     """Score, member, covariate and carried columns, with naming problems."""
     names = list(frame.columns)
     scores = [c for c in names if c.startswith(SCORE_PREFIX)]
@@ -196,7 +192,7 @@ def check_frame(frame, *, source: str = "<memory>", layout: str = "auto", from_f
             return None, problems
     where = Where(source, origin, from_file)
     ids, is_cal, problems = _ids_and_split(frame, where)
-    score_cols, member_cols, covariate_cols, extra, found = _columns(frame, where)
+    score_cols, member_cols, covariate_cols, extra, found = column_roles(frame, where)
     problems += found
     if problems:
         return None, problems

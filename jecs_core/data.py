@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._csv_chunks import read_clean_wide_csv
 from ._long import detect_layout
 from .contract import (
     COVARIATE_PREFIX,
@@ -246,8 +247,14 @@ def load_scores(path: str | Path, *, layout: str = "auto", lower_is_member: bool
     """
     # The file is hashed beside the parse (hashlib releases the GIL); only a regular file (a FIFO
     # would block the hash): read_table refuses anything else with its own message.
+    regular = Path(path).is_file()
     with ThreadPoolExecutor(max_workers=1) as beside:
-        digest = beside.submit(file_sha256, path) if Path(path).is_file() else None
+        digest = beside.submit(file_sha256, path) if regular else None
+        # A large clean CSV goes chunk by chunk into its arrays (a fraction of the whole-file peak);
+        # anything else, or any problem, takes the whole-file read and its full messages.
+        chunked = read_clean_wide_csv(path, source=str(path), layout=layout, lower_is_member=lower_is_member)
+        if chunked is not None:
+            return ScoreTable(**chunked, source=str(path), source_sha256=digest.result())
         frame = read_table(path)
     return table_from_frame(frame, source=str(path), layout=layout, lower_is_member=lower_is_member,
                             source_sha256=digest.result(), from_file=table_kind(path) == "csv")

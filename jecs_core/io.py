@@ -116,7 +116,8 @@ def check_header(names, source: str) -> list[str]:
     return names
 
 
-def _csv_header(stream, source: str) -> list[str]:
+def csv_header(stream, source: str) -> list[str]:
+    """The header row of a CSV text stream, checked by :func:`check_header`; one-line errors name ``source``."""
     try:
         row = next(csv.reader(stream), None)
     except UnicodeDecodeError:  # UTF-16 ("Unicode text"), Latin-1, a gzip or binary file given as CSV
@@ -131,21 +132,28 @@ def _csv_header(stream, source: str) -> list[str]:
 
 # Above this many columns a per-column NA dict costs pandas seconds per 10,000 columns (one Series each):
 # the file is read with NA strings everywhere and its text columns re-read on their own.
-_WIDE_HEADER = 2_000
+WIDE_HEADER = 2_000
+
+
+def csv_options(header: list[str], text_columns=("item_id",)) -> dict:
+    """The ``pandas.read_csv`` options every score-table CSV is read with (one place, so every reader types cells alike)."""
+    as_text = {name: str for name in text_columns if name in header}
+    wide = len(header) > WIDE_HEADER
+    na = _NA_STRINGS if wide else {name: _NA_STRINGS for name in header if name not in text_columns}
+    return {"dtype": as_text or None, "keep_default_na": False, "na_values": na, "index_col": False,
+            "encoding": "utf-8-sig"}
 
 
 def _read_csv(handle, header: list[str], source: str, text_columns=("item_id",)) -> pd.DataFrame:
     as_text = {name: str for name in text_columns if name in header}
-    wide = len(header) > _WIDE_HEADER
-    na = _NA_STRINGS if wide else {name: _NA_STRINGS for name in header if name not in text_columns}
+    wide = len(header) > WIDE_HEADER
     if wide and as_text and not isinstance(handle, (str, Path)):
         handle = io.BytesIO(handle.read())  # read twice below
     try:
         with warnings.catch_warnings():
             # A row longer than the header would be cut silently; make it an error instead.
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(handle, dtype=as_text or None,
-                                keep_default_na=False, na_values=na, index_col=False, encoding="utf-8-sig")
+            frame = pd.read_csv(handle, **csv_options(header, text_columns))
     except pd.errors.EmptyDataError:
         raise ScoreTableError(f"{source}: the file is empty") from None
     except pd.errors.ParserWarning:
@@ -221,7 +229,7 @@ def read_table(path: str | Path, *, text_columns=("item_id",)) -> pd.DataFrame:
         if kind == "parquet":
             return _read_parquet(str(path), source)
         with open(path, encoding="utf-8-sig", newline="") as stream:
-            header = _csv_header(stream, source)
+            header = csv_header(stream, source)
         for sep, word in ((";", "semicolon"), ("\t", "tab")):  # e.g. "item_id;split;score_a" read as one name
             if sum(name.count(sep) for name in header) >= len(header):
                 raise ScoreTableError(f"{source}: looks {word}-separated ({sep!r} in its header line); save it as "
@@ -243,7 +251,7 @@ def read_table_bytes(data: bytes, name: str) -> pd.DataFrame:
         import pyarrow as pa
 
         return _read_parquet(pa.BufferReader(bytes(data)), source)
-    header = _csv_header(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline=""), source)
+    header = csv_header(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline=""), source)
     return _read_csv(io.BytesIO(data), header, source)
 
 

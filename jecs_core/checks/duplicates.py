@@ -96,14 +96,15 @@ def row_labels(values: np.ndarray) -> np.ndarray:
     """
     if values.shape[0] == 0:
         return np.empty(0, int)
-    rows = np.add(values, 0.0)  # -0.0 -> 0.0: equal values hash alike
-    hashed = np.zeros(rows.shape[0], dtype=np.uint64)
-    for k in range(rows.shape[1]):
-        hashed = hashed * np.uint64(0x100000001B3) ^ pd.util.hash_array(rows[:, k])
+    # A column at a time: a copy of the whole block would double the table's scores in memory.
+    hashed = np.zeros(values.shape[0], dtype=np.uint64)
+    for k in range(values.shape[1]):  # + 0.0 turns -0.0 into 0.0: equal values hash alike
+        hashed = hashed * np.uint64(0x100000001B3) ^ pd.util.hash_array(values[:, k] + 0.0)
     labels = pd.factorize(hashed)[0]
     first = np.empty(labels.max() + 1, dtype=np.intp)
-    first[labels[::-1]] = np.arange(rows.shape[0])[::-1]  # the first row of each label
-    if np.array_equal(rows, rows[first[labels]]):
+    first[labels[::-1]] = np.arange(values.shape[0])[::-1]  # the first row of each label
+    at_first = first[labels]
+    if all(np.array_equal(values[:, k], values[at_first, k]) for k in range(values.shape[1])):
         return labels
     return np.unique(values, axis=0, return_inverse=True)[1].ravel()
 

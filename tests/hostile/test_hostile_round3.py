@@ -14,7 +14,7 @@ import pytest
 
 import jecs_core as jc
 from jecs_core._columns import Where
-from jecs_core.contract import _columns
+from jecs_core.contract import column_roles
 
 
 def _jecs(*args, timeout=120):
@@ -25,7 +25,7 @@ def test_column_sort_is_linear_in_the_column_count():
     names = ["item_id", "split"] + [f"score_m{i}" for i in range(50_000)] + [f"note{i}" for i in range(50_000)]
     frame = pd.DataFrame(columns=names)
     start = time.perf_counter()
-    scores, _, _, extra, problems = _columns(frame, Where("wide.parquet", np.arange(0), False))
+    scores, _, _, extra, problems = column_roles(frame, Where("wide.parquet", np.arange(0), False))
     assert time.perf_counter() - start < 5  # the list scan per column took minutes at this width
     assert len(scores) == 50_000 and len(extra) == 50_000 and not problems
 

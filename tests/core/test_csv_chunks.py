@@ -1,0 +1,154 @@
+"""A large clean CSV is read a chunk at a time; the table (or the error) must be the whole-file path's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from jecs_core import ScoreTableError, load_scores
+from jecs_core import _csv_chunks as chunks
+
+FIELDS = ("models", "calibration", "test", "calibration_ids", "test_ids", "test_members", "covariates",
+          "calibration_covariates", "covariate_names", "flipped", "source", "source_sha256")
+
+
+def _load(path, monkeypatch, *, chunked: bool, rows: int = 3, **options):
+    """``load_scores`` through one path; returns (table or None, error text or None, whether chunks were read)."""
+    taken = []
+    real = chunks.read_clean_wide_csv
+
+    def spy(*args, **kwargs):
+        fields = real(*args, **kwargs)
+        taken.append(fields is not None)
+        return fields
+
+    with monkeypatch.context() as patch:
+        patch.setattr(chunks, "CHUNKED_FROM_BYTES", 0 if chunked else 10**18)
+        patch.setattr(chunks, "CHUNK_ROWS", rows)
+        patch.setattr("jecs_core.data.read_clean_wide_csv", spy)
+        try:
+            return load_scores(path, **options), None, taken[0]
+        except ScoreTableError as exc:
+            return None, str(exc), taken[0]
+
+
+def assert_same_table(a, b):
+    for name in FIELDS:
+        x, y = getattr(a, name), getattr(b, name)
+        if isinstance(x, np.ndarray):
+            assert x.dtype == y.dtype and x.shape == y.shape, name
+            np.testing.assert_array_equal(x, y, err_msg=name)
+            assert np.array_equal(np.signbit(x), np.signbit(y)) if x.dtype.kind == "f" else True, name
+        else:
+            assert x == y, name
+    pd.testing.assert_frame_equal(a.test_extra, b.test_extra)
+    pd.testing.assert_frame_equal(a.calibration_extra, b.calibration_extra)
+
+
+def _both(path, monkeypatch, **options):
+    whole, whole_error, whole_taken = _load(path, monkeypatch, chunked=False, **options)
+    chunked, chunked_error, chunked_taken = _load(path, monkeypatch, chunked=True, **options)
+    assert not whole_taken
+    assert whole_error == chunked_error
+    if whole is not None:
+        assert_same_table(chunked, whole)
+    return chunked_taken, chunked_error
+
+
+CLEAN = {
+    "calibration first": "item_id,split,score_a,score_b\nc1,calibration,1,2.5\nc2,calibration,0.5,-0.0\nc3,calibration,3,4\n"
+                         "t1,test,0.25,1e-7\nt2,test,7,8\nt3,test,-1,1e300\nt4,test,2,2\n",
+    "interleaved splits, labels and text": "item_id,split,score_a,member_a,text\nt1,test,1.5,0,\"a, b\"\nc1,calibration,2,,x\n"
+                                           "t2,test,0.1,1,\"multi\nline\"\nc2, Calibration ,3,1,NA\nt3,TEST,5,0,\nc3,calibration,4,,y\n",
+    "covariates and an NA id": "item_id,split,score_a,x_len,x_lang,note\nNA,calibration,1,10,1,n\nnull,calibration,2,11,2,\n"
+                               "c3,calibration,3,12.5,1,m\nt1,test,4,13,2,k\nt2,test,5,14,1,\nt3,test,6,15,2,z\n",
+    "boolean labels": "item_id,split,score_a,member_a\nc1,calibration,1,True\nc2,calibration,2,True\nt1,test,3,False\n"
+                      "t2,test,4,True\nt3,test,5,False\n",
+    "a byte-order mark": "\ufeffitem_id,split,score_a\nc1,calibration,1\nc2,calibration,2\nt1,test,3\nt2,test,4\n",
+}
+
+REFUSED = {
+    "a missing score in a later chunk": "item_id,split,score_a\nc1,calibration,1\nc2,calibration,2\nt1,test,3\nt2,test,\nt3,test,1\n",
+    "an unknown split word": "item_id,split,score_a\nc1,calibration,1\nc2,calibration,2\nt1,test,3\nt2,tset,4\n",
+    "an id repeated across chunks": "item_id,split,score_a\nc1,calibration,1\nc2,calibration,2\nt1,test,3\nt2,test,4\nc1,test,5\n",
+    "text in a score column": "item_id,split,score_a\nc1,calibration,1\nc2,calibration,2\nt1,test,3\nt2,test,4\nt3,test,high\n",
+    "a label of 2": "item_id,split,score_a,member_a\nc1,calibration,1,1\nc2,calibration,2,1\nt1,test,3,0\nt2,test,4,2\n",
+    "no test rows": "item_id,split,score_a\nc1,calibration,1\nc2,calibration,2\nc3,calibration,3\nc4,calibration,4\n",
+    "no calibration rows": "item_id,split,score_a\nt1,test,1\nt2,test,2\nt3,test,3\nt4,test,4\n",
+    "a row longer than the header": "item_id,split,score_a\nc1,calibration,1\nc2,calibration,2\nt1,test,3\nt2,test,4,9\n",
+    "an empty id": "item_id,split,score_a\nc1,calibration,1\nc2,calibration,2\nt1,test,3\n,test,4\n",
+    "an infinite score": "item_id,split,score_a\nc1,calibration,1\nc2,calibration,2\nt1,test,3\nt2,test,inf\n",
+    "a reserved column": "item_id,split,score_a,selected\nc1,calibration,1,0\nt1,test,2,1\n",
+    "a long table": "item_id,split,model,score\nc1,calibration,a,1\nc2,calibration,a,2\nt1,test,a,3\nt2,test,a,4\n",
+    "a column typed differently in a later chunk": "item_id,split,score_a,note\nc1,calibration,1,1\nc2,calibration,2,2\n"
+                                                   "t1,test,3,3\nt2,test,4,four\nt3,test,5,5\n",
+    "a semicolon-separated file": "item_id;split;score_a\nc1;calibration;1\nt1;test;2\n",
+}
+
+
+# Usable tables the chunked path leaves to the whole-file read.
+READ_WHOLE_WITHOUT_PROBLEM = {"a long table", "a column typed differently in a later chunk"}
+
+
+@pytest.mark.parametrize("name", sorted(CLEAN))
+@pytest.mark.parametrize("lower_is_member", [False, True])
+def test_a_clean_table_is_read_in_chunks_and_equals_the_whole_file_read(name, lower_is_member, tmp_path, monkeypatch):
+    path = tmp_path / "scores.csv"
+    path.write_text(CLEAN[name], encoding="utf-8")
+    taken, error = _both(path, monkeypatch, lower_is_member=lower_is_member)
+    assert taken and error is None
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_a_table_with_a_problem_goes_to_the_whole_file_read_and_its_message(name, tmp_path, monkeypatch):
+    path = tmp_path / "scores.csv"
+    path.write_text(REFUSED[name], encoding="utf-8")
+    taken, error = _both(path, monkeypatch)
+    assert not taken
+    assert (error is None) == (name in READ_WHOLE_WITHOUT_PROBLEM)
+
+
+def test_blocks_grow_past_a_low_row_estimate(tmp_path, monkeypatch):
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"item_id": [f"i{j}" for j in range(500)], "split": ["calibration"] * 200 + ["test"] * 300,
+                          "score_a": rng.standard_normal(500), "score_b": rng.standard_normal(500),
+                          "member_a": rng.integers(0, 2, 500), "member_b": rng.integers(0, 2, 500)})
+    path = tmp_path / "scores.csv"
+    frame.to_csv(path, index=False)
+    monkeypatch.setattr(chunks, "_estimated_rows", lambda path: 7)
+    taken, error = _both(path, monkeypatch)
+    assert taken and error is None
+
+
+def test_the_size_threshold_keeps_small_files_on_the_whole_file_read(tmp_path):
+    path = tmp_path / "scores.csv"
+    path.write_text(CLEAN["calibration first"], encoding="utf-8")
+    assert path.stat().st_size < chunks.CHUNKED_FROM_BYTES
+    assert chunks.read_clean_wide_csv(path, source=str(path)) is None
+    assert chunks.read_clean_wide_csv(tmp_path / "missing.csv", source="missing.csv") is None
+
+
+cells = st.one_of(st.integers(-10**6, 10**6).map(str), st.floats(allow_nan=False, allow_infinity=False).map(repr),
+                  st.sampled_from(["1e-300", "-0.0", "0", "3.0", "1E5"]))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.tuples(st.sampled_from(["calibration", "test", "Test "]), cells, cells,
+                               st.sampled_from(["0", "1"]), st.sampled_from(["", "x", "a,b", "NA", "7"])),
+                     min_size=2, max_size=30),
+       chunk_rows=st.integers(1, 8), lower_is_member=st.booleans())
+def test_any_table_reads_the_same_through_either_path(rows, chunk_rows, lower_is_member, tmp_path, monkeypatch):
+    lines = ["item_id,split,score_a,score_b,member_a,member_b,note"]
+    for j, (split, a, b, label, note) in enumerate(rows):
+        note = f'"{note}"' if "," in note else note
+        lines.append(f"id{j},{split},{a},{b},{label},{label},{note}")
+    path = tmp_path / "scores.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    whole, whole_error, _ = _load(path, monkeypatch, chunked=False, lower_is_member=lower_is_member)
+    chunked, chunked_error, taken = _load(path, monkeypatch, chunked=True, rows=chunk_rows, lower_is_member=lower_is_member)
+    assert chunked_error == whole_error
+    if whole is not None:
+        assert_same_table(chunked, whole)
