@@ -4,7 +4,8 @@ The minimal job reads the same CSV with pyarrow, computes the default rule's
 p-values and selection with jecs_core, and writes the columns the export writes
 (item id, selection, max-p, per-model p-values, member labels) with pyarrow's CSV
 writer.  Both run as fresh processes, interleaved round by round; the ratio is
-the median of the per-round wall-time ratios; CPU seconds (user + system, all
+the median of the per-round wall-time ratios (the jobs take each place in the order in
+turn, the disk synced before each); CPU seconds (user + system, all
 threads) and their ratio are printed beside it, as a loaded machine disturbs them less.  Peak memory is each process's
 maximum resident set size, set against the in-memory size of the input table
 (as pyarrow holds it).
@@ -28,7 +29,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-PEAK = "import resource, sys; print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)"
+# The process's own high-water mark (VmHWM, KiB). Not ru_maxrss: a child started by vfork + exec
+# (as subprocess does) inherits the parent's peak in it, so every job would read at least the
+# peak of this script, which built the whole table to write the file.
+PEAK = """
+import resource, sys
+try:
+    peak = next(int(line.split()[1]) for line in open('/proc/self/status') if line.startswith('VmHWM:'))
+except (OSError, StopIteration):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print('PEAK', peak, file=sys.stderr)
+"""
 
 JECS = """
 import jecs_cli
@@ -96,8 +107,13 @@ def main(argv=None) -> int:
         peak = {name: [] for name in jobs}
         cpu = {name: [] for name in jobs}
         loads = []
-        for _ in range(args.rounds):
-            for name, (tree, code) in jobs.items():
+        names = list(jobs)
+        for round_ in range(args.rounds):
+            # Each job takes each place in turn, and the disk is synced first: each job writes hundreds
+            # of MB, whose write-back would otherwise slow whichever job comes next.
+            for name in names[round_ % len(names):] + names[: round_ % len(names)]:
+                tree, code = jobs[name]
+                os.sync()
                 seconds, rss, cpu_seconds = run(code, tree)
                 wall[name].append(seconds)
                 peak[name].append(rss)
