@@ -25,3 +25,18 @@ def test_repeated_floats_write_pandas_bytes(n, m, extra, seed):
     buffer = io.BytesIO()
     write_csv(frame, buffer)
     assert buffer.getvalue() == frame.to_csv(index=False).encode("utf-8")
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1001, 3000), st.sampled_from(["int8", "int16", "int64", "uint8", "uint64"]),
+       st.integers(-200, 200), st.integers(0, 5000), st.integers(0, 2**32 - 1))
+def test_small_range_integers_write_pandas_bytes(n, dtype, low, width, seed):
+    info = np.iinfo(dtype)
+    low = min(max(low, info.min), info.max)
+    high = min(low + width, info.max)
+    rng = np.random.default_rng(seed)
+    values = rng.integers(low, high, n, endpoint=True).astype(dtype)
+    frame = pd.DataFrame({"id": [f"t{i}" for i in range(n)], "label": values, "extreme": values[::-1]})
+    buffer = io.BytesIO()
+    write_csv(frame, buffer)
+    assert buffer.getvalue() == frame.to_csv(index=False).encode("utf-8")
