@@ -134,12 +134,13 @@ def _shifted(args, table):
     return check, shift
 
 
-def _table_checks(table):
-    """The reversed-score check and the table's own warnings (reversed scores, duplicates)."""
+def _table_checks(table, duplicates=None):
+    """The reversed-score check and the table's own warnings (reversed scores, duplicates; a duplicate
+    search already run is reused)."""
     from ..checks import data_warnings, score_direction  # pandas-heavy: imported when a table is checked
 
     direction = score_direction(table)
-    return direction, data_warnings(table, direction=direction)
+    return direction, data_warnings(table, direction=direction, duplicates=duplicates)
 
 
 def _diagnostics(args, table, pvalues, direction):
@@ -213,15 +214,16 @@ def run(args: argparse.Namespace) -> int:
     # The table's own checks (reversed scores, duplicates) run beside the p-values, the rules and the
     # CSV export (numpy, pandas and Arrow release the GIL): only the sidecar, written after the CSV,
     # and the printed summary wait on them.
+    duplicates = None
+    if args.cluster == "duplicates":  # the clusters come first; the warnings reuse the same search
+        from ..checks import find_duplicates
+
+        duplicates = find_duplicates(table)
+    clusters = None if duplicates is None else duplicates.clusters
     with ThreadPoolExecutor(max_workers=1) as beside:
-        checked = beside.submit(_table_checks, table)
+        checked = beside.submit(_table_checks, table, duplicates)
         check, shift = _shifted(args, table)
         pvalues = table_pvalues(table) if shift is None else shift.pvalues
-        clusters = None
-        if args.cluster == "duplicates":
-            from ..checks import find_duplicates
-
-            clusters = find_duplicates(table).clusters
         # The export waits only on the rules it records.
         comparison = _compare(args, table, pvalues, clusters, _before_export(args.method) if args.out else METHODS)
         rest = tuple(name for name in METHODS if name not in comparison.results)

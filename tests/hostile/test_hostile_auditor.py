@@ -183,3 +183,19 @@ def test_footnote_only_with_a_star(tmp_path):
     frame.to_csv(path, index=False)
     run = subprocess.run(["jecs", "select", str(path), "--no-diagnostics"], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and " *" not in run.stdout and "GCP above alpha" not in run.stdout
+
+
+def test_cli_clusters_and_warnings_share_one_duplicate_search(tmp_path, monkeypatch, capsys):
+    import jecs_cli
+    import jecs_core.checks as checks
+
+    rng = np.random.default_rng(11)
+    _frame(rng, copies=(5, 5)).to_csv(tmp_path / "dup.csv", index=False)
+    searches = []
+    real = checks.find_duplicates
+    monkeypatch.setattr(checks, "find_duplicates", lambda *a, **k: searches.append(1) or real(*a, **k))
+    assert jecs_cli.main(["select", str(tmp_path / "dup.csv"), "--no-diagnostics", "--cluster", "duplicates"]) == 0
+    captured = capsys.readouterr()
+    assert len(searches) == 1
+    assert "duplicated test items: 10 items in 2 groups of identical score rows" in captured.err
+    assert "clusters among n = " in captured.out
