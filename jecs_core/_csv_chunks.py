@@ -50,7 +50,8 @@ def _number(dtype) -> bool:
 
 
 class _Blocks:
-    """Arrays that grow by whole chunks; the rows past ``rows`` are never touched, so never resident."""
+    """Arrays sized from an estimate of the row count, grown when it falls short; the numeric rows
+    past ``rows`` are never written, so an estimate too high costs address space, not memory."""
 
     def __init__(self, capacity: int, K: int, d: int, labelled: bool):
         self.rows, self.test_rows = 0, 0
