@@ -11,10 +11,7 @@ Run:  python benchmarks/bench_load.py [--n 1000000] [--m 100000] [--k 16] [--rou
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,39 +36,14 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
 
-    import pyarrow.csv as pv
-    from bench_export import score_frame
-    from bench_select_cli import run
+    from bench_select_cli import interleaved, print_table, score_file
 
-    from jecs_core.io import write_table
-
-    with tempfile.TemporaryDirectory() as tmp:
-        src = str(Path(tmp) / "scores.csv")
-        write_table(score_frame(args.n, args.m, args.k), src)
-        in_memory = pv.read_csv(src).nbytes
-        jobs = {"chunked read": LOAD.format(whole=False, src=src, n=args.n),
-                "whole-file read (baseline)": LOAD.format(whole=True, src=src, n=args.n)}
-        wall, peak, cpu = ({name: [] for name in jobs} for _ in range(3))
-        loads = []
-        for _ in range(args.rounds):
-            for name, code in jobs.items():
-                seconds, rss, cpu_seconds = run(code)
-                wall[name].append(seconds)
-                peak[name].append(rss)
-                cpu[name].append(cpu_seconds)
-            loads.append(os.getloadavg()[0])
-        size = os.path.getsize(src)
-    base = "whole-file read (baseline)"
-    print(f"input: {args.n:,} test + {args.m:,} calibration rows, K = {args.k}; CSV {size / 2**20:.0f} MiB, "
-          f"{in_memory / 2**20:.0f} MiB in memory (pyarrow); {args.rounds} interleaved rounds; each job is a fresh process")
-    print(f"{'job':<28}{'median s':>10}{'x whole':>9}{'cpu s':>8}{'cpu x':>7}{'peak MiB':>10}{'x input':>9}")
-    for name in jobs:
-        ratio = statistics.median(w / b for w, b in zip(wall[name], wall[base]))
-        cpu_ratio = statistics.median(c / b for c, b in zip(cpu[name], cpu[base]))
-        top = max(peak[name])
-        print(f"{name:<28}{statistics.median(wall[name]):>10.2f}{ratio:>9.2f}{statistics.median(cpu[name]):>8.2f}"
-              f"{cpu_ratio:>7.2f}{top / 2**20:>10.0f}{top / in_memory:>9.2f}")
-    print(f"load average (1 min) during the rounds: {min(loads):.2f} to {max(loads):.2f}")
+    with score_file(args.n, args.m, args.k) as (src, describe):
+        jobs = {"chunked read": (ROOT, LOAD.format(whole=False, src=src, n=args.n)),
+                "whole-file read (baseline)": (ROOT, LOAD.format(whole=True, src=src, n=args.n))}
+        timings = interleaved(jobs, args.rounds)
+    print(f"{describe['text']}; {args.rounds} interleaved rounds; each job is a fresh process")
+    print_table(timings, base="whole-file read (baseline)", base_word="x whole", in_memory=describe["in_memory"])
     return 0
 
 

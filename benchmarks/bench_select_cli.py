@@ -16,6 +16,7 @@ Run:  python benchmarks/bench_select_cli.py [--n 1000000] [--m 100000] [--k 16] 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import statistics
@@ -80,6 +81,54 @@ def run(code: str, tree: Path = ROOT) -> tuple[float, int, float]:
     return seconds, peak_kib * 1024, cpu
 
 
+@contextlib.contextmanager
+def score_file(n: int, m: int, k: int):
+    """A wide CSV score table in a temporary folder: yields its path and a description (its size, and
+    ``in_memory``: its bytes as pyarrow holds it, the figure peaks are set against)."""
+    import pyarrow.csv as pv
+    from bench_export import score_frame
+
+    from jecs_core.io import write_table
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src = str(Path(tmp) / "scores.csv")
+        write_table(score_frame(n, m, k), src)
+        in_memory = pv.read_csv(src).nbytes
+        text = (f"input: {n:,} test + {m:,} calibration rows, K = {k}; CSV {os.path.getsize(src) / 2**20:.0f} MiB, "
+                f"{in_memory / 2**20:.0f} MiB in memory (pyarrow)")
+        yield src, {"text": text, "in_memory": in_memory}
+
+
+def interleaved(jobs: dict, rounds: int) -> dict:
+    """Run each job (name -> (tree, code)) once a round, each taking each place in turn; per job its
+    wall seconds, peak bytes and CPU seconds, and the load average after each round (under ``None``)."""
+    timings = {name: {"wall": [], "peak": [], "cpu": []} for name in jobs}
+    loads, names = [], list(jobs)
+    for round_ in range(rounds):
+        # The disk is synced first: a job writing hundreds of MB would otherwise slow whichever job comes next.
+        for name in names[round_ % len(names):] + names[: round_ % len(names)]:
+            os.sync()
+            seconds, rss, cpu_seconds = run(jobs[name][1], jobs[name][0])
+            for key, value in (("wall", seconds), ("peak", rss), ("cpu", cpu_seconds)):
+                timings[name][key].append(value)
+        loads.append(os.getloadavg()[0])
+    return {**timings, None: loads}
+
+
+def print_table(timings: dict, *, base: str, base_word: str, in_memory: int) -> None:
+    """Median wall and CPU seconds, their per-round ratios against ``base``, and peak memory against the input."""
+    print(f"{'job':<28}{'median s':>10}{base_word:>11}{'cpu s':>8}{'cpu x':>7}{'peak MiB':>10}{'x input':>9}")
+    for name, job in timings.items():
+        if name is None:
+            continue
+        ratio = statistics.median(w / b for w, b in zip(job["wall"], timings[base]["wall"]))
+        cpu_ratio = statistics.median(c / b for c, b in zip(job["cpu"], timings[base]["cpu"]))
+        top = max(job["peak"])
+        print(f"{name:<28}{statistics.median(job['wall']):>10.2f}{ratio:>11.2f}{statistics.median(job['cpu']):>8.2f}"
+              f"{cpu_ratio:>7.2f}{top / 2**20:>10.0f}{top / in_memory:>9.2f}")
+    print(f"load average (1 min) during the rounds: {min(timings[None]):.2f} to {max(timings[None]):.2f}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1_000_000)
@@ -90,47 +139,15 @@ def main(argv=None) -> int:
                         help="also time jecs select from another checkout (e.g. `git archive <commit> | tar -x -C DIR`)")
     args = parser.parse_args(argv)
 
-    import pyarrow.csv as pv
-    from bench_export import score_frame
-
-    from jecs_core.io import write_table
-
-    with tempfile.TemporaryDirectory() as tmp:
-        src = str(Path(tmp) / "scores.csv")
-        write_table(score_frame(args.n, args.m, args.k), src)
-        in_memory = pv.read_csv(src).nbytes
-        jobs = {"jecs select --out": (ROOT, JECS.format(src=src, out=str(Path(tmp) / "sel.csv"))),
-                "minimal job (baseline)": (ROOT, MINIMAL.format(src=src, out=str(Path(tmp) / "min.csv")))}
+    with score_file(args.n, args.m, args.k) as (src, describe):
+        tmp = Path(src).parent
+        jobs = {"jecs select --out": (ROOT, JECS.format(src=src, out=str(tmp / "sel.csv"))),
+                "minimal job (baseline)": (ROOT, MINIMAL.format(src=src, out=str(tmp / "min.csv")))}
         if args.other_tree is not None:
-            jobs["jecs select, other tree"] = (args.other_tree.resolve(), JECS.format(src=src, out=str(Path(tmp) / "old.csv")))
-        wall = {name: [] for name in jobs}
-        peak = {name: [] for name in jobs}
-        cpu = {name: [] for name in jobs}
-        loads = []
-        names = list(jobs)
-        for round_ in range(args.rounds):
-            # Each job takes each place in turn, and the disk is synced first: each job writes hundreds
-            # of MB, whose write-back would otherwise slow whichever job comes next.
-            for name in names[round_ % len(names):] + names[: round_ % len(names)]:
-                tree, code = jobs[name]
-                os.sync()
-                seconds, rss, cpu_seconds = run(code, tree)
-                wall[name].append(seconds)
-                peak[name].append(rss)
-                cpu[name].append(cpu_seconds)
-            loads.append(os.getloadavg()[0])
-        size = os.path.getsize(src)
-    base = "minimal job (baseline)"
-    print(f"input: {args.n:,} test + {args.m:,} calibration rows, K = {args.k}; CSV {size / 2**20:.0f} MiB, "
-          f"{in_memory / 2**20:.0f} MiB in memory (pyarrow); {args.rounds} interleaved rounds")
-    print(f"{'job':<26}{'median s':>10}{'x minimal':>11}{'cpu s':>8}{'cpu x':>7}{'peak MiB':>10}{'x input':>9}")
-    for name in jobs:
-        ratio = statistics.median(w / b for w, b in zip(wall[name], wall[base]))
-        cpu_ratio = statistics.median(c / b for c, b in zip(cpu[name], cpu[base]))
-        top = max(peak[name])
-        print(f"{name:<26}{statistics.median(wall[name]):>10.2f}{ratio:>11.2f}{statistics.median(cpu[name]):>8.2f}"
-              f"{cpu_ratio:>7.2f}{top / 2**20:>10.0f}{top / in_memory:>9.2f}")
-    print(f"load average (1 min) during the rounds: {min(loads):.2f} to {max(loads):.2f}")
+            jobs["jecs select, other tree"] = (args.other_tree.resolve(), JECS.format(src=src, out=str(tmp / "old.csv")))
+        timings = interleaved(jobs, args.rounds)
+    print(f"{describe['text']}; {args.rounds} interleaved rounds")
+    print_table(timings, base="minimal job (baseline)", base_word="x minimal", in_memory=describe["in_memory"])
     return 0
 
 
