@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pandas as pd
 
-_ROWS_PER_CHUNK = 16384  # rows formatted and joined at a time: bounds the text held in memory
+_ROWS_PER_CHUNK = 16_384  # rows formatted and joined at a time: bounds the text held in memory
 
 
 def _lit(text: str):
