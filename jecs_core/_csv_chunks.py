@@ -25,7 +25,7 @@ from ._columns import Where, empty_text, label_column, plain_block, split_rows
 from ._long import detect_layout
 from .contract import COVARIATE_PREFIX, MEMBER_PREFIX, MIN_CALIBRATION, SCORE_PREFIX, column_roles
 from .formats import table_kind
-from .io import WIDE_HEADER, ScoreTableError, csv_header, csv_options
+from .io import WIDE_HEADER, csv_header, csv_options
 
 CHUNK_ROWS = 65_536
 # Below this size the whole-file reader's peak is small and its parallel parse the quicker.
@@ -199,7 +199,9 @@ def read_clean_wide_csv(path: str | Path, *, source: str, layout: str = "auto",
         finally:
             ahead.close()  # waits for the chunk in flight
             chunks.close()  # restores the warning filters now, not when the generator is collected
-    except (_Refused, ScoreTableError, OSError, UnicodeDecodeError):
+    except MemoryError:
+        raise
+    except Exception:  # _Refused, or a cell no check here foresaw: the whole-file read words the problem
         return None
 
 
