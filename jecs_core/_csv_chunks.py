@@ -181,7 +181,8 @@ def read_clean_wide_csv(path: str | Path, *, source: str, layout: str = "auto",
     """The :class:`jecs_core.data.ScoreTable` fields of a clean wide CSV table, or ``None``.
 
     ``None`` means the file is not a wide table that passes the data contract, or is not read
-    here (a long table, Parquet, a file under :data:`CHUNKED_FROM_BYTES`): read it with :func:`jecs_core.io.read_table` for the full checks.
+    here (a long table, Parquet, a file under :data:`CHUNKED_FROM_BYTES`): read it with
+    :func:`jecs_core.io.read_table` for the full checks.
     """
     path = Path(path)
     try:
