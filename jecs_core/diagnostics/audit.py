@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .._validation import check_alpha
-from ..checks import score_direction
+import numpy as np
+
+from .._validation import check_alpha, check_pvalue_matrix
+from ..checks import DirectionCheck, score_direction
 from ..conformal import table_pvalues
 from ..envelope import DEFAULT_LAMBDA_GRID
 from ..rules import Guarantee
@@ -113,7 +115,8 @@ def _flags(correlation: ScoreCorrelation, tail: TailDiagnostics) -> tuple[str, .
 def audit_diagnostics(table, *, alpha: float = 0.1, lam="auto", knn: int | None = None,
                       lambda_grid: Sequence[float] = DEFAULT_LAMBDA_GRID, seed: int | None = 0, bootstrap: int = 200,
                       twin_tables: int = 100, twin: bool = True, methods: Sequence[str] | None = None,
-                      workers: int | None = None, pvalues=None, direction=None) -> AuditDiagnostics:
+                      workers: int | None = None, pvalues: np.ndarray | None = None,
+                      direction: DirectionCheck | None = None) -> AuditDiagnostics:
     """Every label-free diagnostic of an audit: correlation, JECS tail, pi0 band, matched-twin risk check.
 
     Parameters
@@ -138,9 +141,11 @@ def audit_diagnostics(table, *, alpha: float = 0.1, lam="auto", knn: int | None 
         Rules of the twin check; default every registered rule.
     workers : int, optional
         Threads of the twin check; default every core (the numbers do not depend on it).
-    pvalues, direction : optional
-        The table's conformal p-values (:func:`jecs_core.table_pvalues`) and reversed-score check
-        (:func:`jecs_core.checks.score_direction`) when the caller has them already; computed here otherwise.
+    pvalues : numpy.ndarray, shape (n, K), optional
+        The table's conformal p-values (:func:`jecs_core.table_pvalues`) when the caller has them
+        already; computed here otherwise.
+    direction : DirectionCheck, optional
+        The table's reversed-score check (:func:`jecs_core.checks.score_direction`), likewise.
 
     Returns
     -------
@@ -149,6 +154,12 @@ def audit_diagnostics(table, *, alpha: float = 0.1, lam="auto", knn: int | None 
     table = as_table(table)
     alpha = check_alpha(alpha)
     twin_tables = check_count(twin_tables, "twin_tables", 2)
+    if pvalues is not None:
+        pvalues = check_pvalue_matrix(pvalues)
+        if pvalues.shape != (table.n, table.K):
+            raise ValueError(f"pvalues must have the table's shape (n, K) = ({table.n}, {table.K}), got {pvalues.shape}")
+    if direction is not None and not isinstance(direction, DirectionCheck):
+        raise ValueError(f"direction must be a DirectionCheck (jecs_core.checks.score_direction), got {type(direction).__name__}")
     p_max = (table_pvalues(table) if pvalues is None else pvalues).max(axis=1)
     correlation = score_correlation(table)
     tail = tail_diagnostics(p_max, lam=lam, knn=knn, lambda_grid=lambda_grid)

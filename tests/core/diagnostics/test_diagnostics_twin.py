@@ -184,3 +184,20 @@ def test_audit_diagnostics_survive_small_tied_and_degenerate_tables(seed, k, m, 
     assert 0 <= found.pi0_band.low <= found.pi0_band.high <= 1
     if far_below:
         assert found.tail.lam is None and found.pi0_band.fallback_rate == 1.0
+
+
+def test_audit_diagnostics_reuse_given_pvalues_and_direction_and_refuse_wrong_ones():
+    from jecs_core import table_pvalues
+    from jecs_core.checks import score_direction
+
+    table = load_scores(REPO_ROOT / "sample_data" / "synthetic_k4.csv")
+    pvalues, direction = table_pvalues(table), score_direction(table)
+    own = audit_diagnostics(table, twin=False, bootstrap=20)
+    given = audit_diagnostics(table, twin=False, bootstrap=20, pvalues=pvalues, direction=direction)
+    assert json.dumps(given.to_dict(), sort_keys=True) == json.dumps(own.to_dict(), sort_keys=True)
+    with pytest.raises(ValueError, match=r"pvalues must have the table's shape"):
+        audit_diagnostics(table, twin=False, bootstrap=20, pvalues=pvalues[:, :2])
+    with pytest.raises(ValueError, match=r"pvalues must hold finite values in \[0, 1\]"):
+        audit_diagnostics(table, twin=False, bootstrap=20, pvalues=pvalues * 2)
+    with pytest.raises(ValueError, match="direction must be a DirectionCheck"):
+        audit_diagnostics(table, twin=False, bootstrap=20, direction="reversed")
