@@ -22,7 +22,7 @@ from .fused import chunk_kernel
 from .token_scores import rows_per_chunk, token_statistics
 
 _SPLIT_OK: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_MASK_KEEP_OK: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # False: logits_to_keep takes no mask
+_MASK_KEEP_OK: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # per model: ask for the kept rows alone
 
 #: Bytes of LM-head output (logits of scored positions) held at once on a CPU: the head runs over
 #: all the scored rows of a batch in one matrix product when their logits fit, and over chunks of
@@ -57,6 +57,21 @@ def _accepts_logits_to_keep(model) -> bool:
         return "logits_to_keep" in inspect.signature(model.forward).parameters
     except (TypeError, ValueError):
         return False
+
+
+def _keeps_mask(model) -> bool:
+    """Whether to ask ``model`` for the kept rows alone: its forward takes ``logits_to_keep`` and has
+    not refused a mask there. Known once per model (a signature is read per call otherwise)."""
+    known = _MASK_KEEP_OK.get(model)
+    if known is None:
+        known = _accepts_logits_to_keep(model)
+        _remember(model, known)
+    return known
+
+
+def _remember(model, keeps_mask: bool) -> None:
+    with contextlib.suppress(TypeError):  # an object without weak references (a test's stand-in) is asked each time
+        _MASK_KEEP_OK[model] = keeps_mask
 
 
 def _parts(model):
@@ -169,11 +184,11 @@ def kept_logits(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, ke
     """
     kwargs = {"input_ids": input_ids, "attention_mask": attention_mask, "use_cache": False}
     logits = None
-    if _accepts_logits_to_keep(model) and _MASK_KEEP_OK.get(model, True):
+    if _keeps_mask(model):
         try:
             logits = model(**kwargs, logits_to_keep=keep).logits
         except IndexError:
-            _MASK_KEEP_OK[model] = False
+            _remember(model, False)
     if logits is None:
         logits = model(**kwargs).logits
     return logits[keep] if logits.dim() == 3 else logits  # 3-D: the model ignored logits_to_keep

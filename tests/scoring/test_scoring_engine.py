@@ -215,6 +215,21 @@ def test_a_release_whose_logits_to_keep_takes_no_mask_gives_the_same_scores(load
     assert model.calls[:2] == [2, 0] and set(model.calls[2:]) == {0}  # the mask is tried once per model
 
 
+def test_the_forward_signature_is_read_once_per_model(loaded, texts, monkeypatch):
+    import scoring.head as head
+
+    reads = []
+    real = head._accepts_logits_to_keep
+    monkeypatch.setattr(head, "_accepts_logits_to_keep", lambda model: reads.append(model) or real(model))
+    lm = loaded["llama"]
+    enc = encode_texts(lm.tokenizer, texts, max_length=64)
+    head._MASK_KEEP_OK.pop(lm.model, None)
+    for _ in range(2):
+        score_encoded(lm.model, enc, settings=ScoreSettings(), token_budget=16, device=lm.device, texts=texts,
+                      chunked=False)
+    assert reads == [lm.model]
+
+
 def test_token_statistics_chunking_and_degenerate_rows():
     torch.manual_seed(0)
     logits = torch.randn(37, 300) * 3
