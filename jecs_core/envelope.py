@@ -105,10 +105,14 @@ class Envelope:
     def __call__(self, x) -> np.ndarray:
         """Evaluate ``F_fit`` at ``x`` (array-like in [0, 1])."""
         x = np.asarray(x, dtype=float)
-        below = self.F_lambda * (x / self.lam)
-        tail_cdf = np.searchsorted(self.tail, x, side="right") / self.m_tail
-        above = self.F_lambda + (1.0 - self.F_lambda) * tail_cdf
-        return np.where(x <= self.lam, below, above)
+        flat = x.reshape(-1)
+        values = self.F_lambda * (flat / self.lam)
+        # Only the values past lambda are looked up in the tail (a binary search each); a NaN goes there too.
+        above = ~(flat <= self.lam)
+        if above.any():
+            tail_cdf = np.searchsorted(self.tail, flat[above], side="right") / self.m_tail
+            values[above] = self.F_lambda + (1.0 - self.F_lambda) * tail_cdf
+        return values.reshape(x.shape)
 
 
 def fit_from_sorted(sorted_pmax: np.ndarray, lam: float, knn: int | None) -> Envelope | None:

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -123,3 +123,30 @@ def test_bad_knn_and_lam_string():
         fit_jecs(np.array([0.5, 0.9]), lam="best")
     with pytest.raises(ValueError, match="lambda_grid"):
         fit_jecs(np.array([0.5, 0.9]), lambda_grid=[])
+
+
+def _reference_envelope(env, x):
+    """F_fit evaluated on every value by both branches, then chosen: the definition, term for term."""
+    x = np.asarray(x, dtype=float)
+    below = env.F_lambda * (x / env.lam)
+    above = env.F_lambda + (1.0 - env.F_lambda) * (np.searchsorted(env.tail, x, side="right") / env.m_tail)
+    return np.where(x <= env.lam, below, above)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=5, max_size=200), st.sampled_from([0.3, 0.5, 0.7]),
+       st.lists(st.one_of(st.floats(0, 1), st.just(float("nan"))), max_size=50), st.integers(0, 2))
+def test_envelope_values_equal_the_definition_bit_for_bit(p_max, lam, points, shape):
+    from jecs_core.envelope import fit_from_sorted
+
+    env = fit_from_sorted(np.sort(np.asarray(p_max)), lam, None)
+    if env is None:
+        return
+    x = np.asarray(points, dtype=float)
+    if shape == 0 and len(x):
+        x = x[0]  # a scalar
+    elif shape == 2 and len(x) % 2 == 0:
+        x = x.reshape(2, -1)
+    got, want = env(x), _reference_envelope(env, x)
+    assert np.shape(got) == np.shape(want)
+    np.testing.assert_array_equal(got, want)
