@@ -26,7 +26,8 @@ def check_probability_vector(values, name: str) -> np.ndarray:
     arr = np.asarray(values, dtype=float)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    if arr.size and (not np.all(np.isfinite(arr)) or arr.min() < 0.0 or arr.max() > 1.0):
+    # min and max alone catch NaN (it propagates and fails both comparisons) and infinities.
+    if arr.size and not (arr.min() >= 0.0 and arr.max() <= 1.0):
         raise ValueError(f"{name} must hold finite values in [0, 1]")
     return arr
 
@@ -40,7 +41,8 @@ def check_pvalue_matrix(values, name: str = "pvalues") -> np.ndarray:
         raise ValueError(f"{name} must be a 1-D or 2-D array, got shape {arr.shape}")
     if arr.shape[1] == 0:
         raise ValueError(f"{name} must have at least one column (model)")
-    if arr.size and (not np.all(np.isfinite(arr)) or arr.min() < 0.0 or arr.max() > 1.0):
+    # min and max alone catch NaN (it propagates and fails both comparisons) and infinities.
+    if arr.size and not (arr.min() >= 0.0 and arr.max() <= 1.0):
         raise ValueError(f"{name} must hold finite values in [0, 1]")
     return arr
 

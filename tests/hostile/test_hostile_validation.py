@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jecs_core._validation import (
@@ -82,3 +82,18 @@ def test_pvalue_matrix_refuses_values_outside_the_unit_interval(values):
     else:
         with pytest.raises(ValueError, match="^pvalues must hold finite values in"):
             check_pvalue_matrix(values)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.floats(0, 1)),
+                         min_size=2, max_size=2), min_size=1, max_size=20))
+def test_pvalue_matrix_accepts_exactly_finite_values_in_the_unit_interval(rows):
+    values = np.asarray(rows, dtype=float)
+    usable = bool(np.all(np.isfinite(values)) and values.min() >= 0.0 and values.max() <= 1.0)
+    try:
+        check_pvalue_matrix(values)
+        accepted = True
+    except ValueError as exc:
+        assert "must hold finite values in [0, 1]" in str(exc)
+        accepted = False
+    assert accepted == usable
