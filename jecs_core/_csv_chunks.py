@@ -88,6 +88,7 @@ class _Reader:
         self.numbers = set(self.scores) | set(self.members) | set(self.covariates)
         self.blocks = _Blocks(_estimated_rows(path), len(self.scores), len(self.covariates), bool(self.members))
         self.extra = {"calibration": [], "test": []}
+        self.seen: set = set()  # the ids so far, gathered while the next chunk parses
 
     def _same_types(self, chunk: pd.DataFrame) -> bool:
         """Each column typed as in the first chunk; a number column may switch between int and float (as
@@ -120,6 +121,9 @@ class _Reader:
                     raise _Refused
                 b.members[b.test_rows: b.test_rows + tests, k] = values[is_test]
         b.ids[start:stop] = chunk["item_id"].astype(str).to_numpy()
+        self.seen.update(b.ids[start:stop])
+        if len(self.seen) != stop:  # a repeated id: the whole-file read names its rows
+            raise _Refused
         b.is_cal[start:stop] = is_cal
         part = chunk.loc[:, self.carried]
         self.extra["calibration"].append(part.loc[is_cal])
@@ -132,7 +136,8 @@ class _Reader:
         is_cal = b.is_cal[: b.rows]
         m = int(is_cal.sum())
         ids = b.ids[: b.rows]
-        if m < MIN_CALIBRATION or m == b.rows or len(pd.unique(ids)) != b.rows:
+        self.seen.clear()  # every id is distinct (add() checked): its memory goes back before the table is built
+        if m < MIN_CALIBRATION or m == b.rows:
             raise _Refused
         is_test = ~is_cal
         scores, covariates = b.scores[: b.rows], b.covariates[: b.rows]
