@@ -181,6 +181,15 @@ def split_rows(raw: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return (words == "calibration")[codes], ~np.isin(words, SPLITS)[codes]
 
 
+def by_split(values: np.ndarray, is_cal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(calibration rows, test rows)`` of ``values``: views when the calibration rows come first (as
+    most files are written), copies otherwise."""
+    m = int(is_cal.sum())
+    if is_cal[:m].all():
+        return values[:m], values[m:]
+    return values[is_cal], values[~is_cal]
+
+
 def empty_split(raw: pd.Series, column: str, is_cal: np.ndarray, where: Where) -> list[str]:
     """One problem per split (calibration, test) in which every cell of ``raw`` is missing."""
     missing = raw.isna().to_numpy()

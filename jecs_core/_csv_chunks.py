@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._columns import Where, empty_text, label_column, plain_block, split_rows
+from ._columns import Where, by_split, empty_text, label_column, plain_block, split_rows
 from ._long import detect_layout
 from .contract import COVARIATE_PREFIX, MEMBER_PREFIX, MIN_CALIBRATION, SCORE_PREFIX, column_roles
 from .formats import table_kind
@@ -143,12 +143,12 @@ class _Reader:
         scores, covariates = b.scores[: b.rows], b.covariates[: b.rows]
         if lower_is_member:
             np.negative(scores, out=scores)
-        cal_first = bool(is_cal[:m].all())  # as most files are written: the two parts are views, not copies
+        calibration, test = by_split(scores, is_cal)
         extra = {part: pd.concat(frames, ignore_index=True) for part, frames in self.extra.items()}
         return dict(
             models=self.models,
-            calibration=scores[:m] if cal_first else scores[is_cal],
-            test=scores[m:] if cal_first else scores[is_test],
+            calibration=calibration,
+            test=test,
             calibration_ids=ids[is_cal],
             test_ids=ids[is_test],
             test_members=None if b.members is None else b.members[: b.test_rows],

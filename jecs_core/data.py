@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._columns import by_split
 from ._csv_chunks import read_clean_wide_csv
 from ._long import detect_layout
 from .contract import (
@@ -191,15 +192,13 @@ def table_from_frame(
         raise ScoreTableError(problems[0], problems)
     is_cal, is_test = checked.is_calibration, ~checked.is_calibration
     scores = -checked.scores if lower_is_member else checked.scores
-    m = int(is_cal.sum())
-    # Calibration rows first (as most files are written): the two parts are views, not copies.
-    cal_first = bool(is_cal[:m].all())
+    calibration, test = by_split(scores, is_cal)
     carried = set(checked.extra_columns) | {COVARIATE_PREFIX + c for c in checked.covariate_names}
     extra = checked.frame.loc[:, [c for c in checked.frame.columns if c in carried]]  # input column order
     return ScoreTable(
         models=checked.models,
-        calibration=scores[:m] if cal_first else scores[is_cal],
-        test=scores[m:] if cal_first else scores[is_test],
+        calibration=calibration,
+        test=test,
         calibration_ids=checked.ids[is_cal],
         test_ids=checked.ids[is_test],
         test_members=checked.members,

@@ -145,7 +145,8 @@ def csv_options(header: list[str], text_columns=("item_id",)) -> dict:
 
 
 def _read_csv(handle, header: list[str], source: str, text_columns=("item_id",)) -> pd.DataFrame:
-    as_text = {name: str for name in text_columns if name in header}
+    options = csv_options(header, text_columns)
+    as_text = options["dtype"] or {}
     wide = len(header) > WIDE_HEADER
     if wide and as_text and not isinstance(handle, (str, Path)):
         handle = io.BytesIO(handle.read())  # read twice below
@@ -153,7 +154,7 @@ def _read_csv(handle, header: list[str], source: str, text_columns=("item_id",))
         with warnings.catch_warnings():
             # A row longer than the header would be cut silently; make it an error instead.
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(handle, **csv_options(header, text_columns))
+            frame = pd.read_csv(handle, **options)
     except pd.errors.EmptyDataError:
         raise ScoreTableError(f"{source}: the file is empty") from None
     except pd.errors.ParserWarning:
