@@ -50,8 +50,9 @@ class ShardScorer:
         self.shards = 0
 
     def ready(self) -> dict:
-        """This actor's process id and the number of shards it has scored (a cheap round trip)."""
-        return {"pid": os.getpid(), "shards": self.shards}
+        """This actor's process id, the number of shards it has scored and its offline settings (a cheap round trip)."""
+        offline = {name: os.environ.get(name) for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+        return {"pid": os.getpid(), "shards": self.shards, "offline": offline}
 
     def score(self, *, index: int, texts: list, digests: list, reference_loss, settings, token_budget: int,
               names: tuple, cache_directory: str, cache_meta: dict) -> int:

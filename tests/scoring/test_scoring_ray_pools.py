@@ -70,6 +70,7 @@ def test_a_second_job_of_the_same_model_reuses_the_loaded_actors(models, tmp_pat
     after = ray.get(pool.actors[0].ready.remote())
     assert after["pid"] == before["pid"] and after["shards"] == before["shards"] + 3  # 12 texts, shards of 5
     assert alive_scorers() == pool.names  # no other scoring actor was started
+    assert before["offline"] == {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     local = run_scoring(texts(2), one, cache_dir=tmp_path / "local", shard_size=SHARD, token_budget=64)
     assert np.array_equal(second.long["value"], local.long["value"], equal_nan=True)  # bit-identical
 

@@ -1,5 +1,6 @@
 """Which Ray session the Ray engine uses: the open one, a cluster to join, or a small local one."""
 
+import os
 from types import SimpleNamespace
 
 import pytest
@@ -19,6 +20,8 @@ class FakeRay:
         return self.initialized
 
     def init(self, **kwargs):
+        # What a local Ray's processes would inherit from this process at start.
+        kwargs["inherited"] = {name: os.environ.get(name) for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
         self.calls.append(kwargs)
         self.initialized = True
 
@@ -44,6 +47,17 @@ def test_without_an_address_a_small_local_ray_is_started_once(fake):
     assert call["num_cpus"] == 3 and call["object_store_memory"] == 128 << 20 and "address" not in call
 
 
+def test_a_local_ray_inherits_the_offline_variables_without_a_runtime_env(fake, monkeypatch):
+    # Without a job runtime_env, Ray gives actors the worker processes it started ahead of time.
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    ray_engine.ensure_ray(address=None, num_cpus=2, object_store_mb=256)
+    (call,) = fake.calls
+    assert "runtime_env" not in call and call["inherited"] == ray_engine.OFFLINE
+    # The caller's own environment comes back as it was.
+    assert os.environ["HF_HUB_OFFLINE"] == "0" and "TRANSFORMERS_OFFLINE" not in os.environ
+
+
 @pytest.mark.parametrize("given, env, joined", [("head:6379", None, "head:6379"), (None, "auto", "auto"),
                                                 ("head:6379", "other:1", "head:6379")])
 def test_a_running_cluster_is_joined_without_resource_arguments(fake, monkeypatch, given, env, joined):
@@ -54,6 +68,8 @@ def test_a_running_cluster_is_joined_without_resource_arguments(fake, monkeypatc
     (call,) = fake.calls
     # Ray refuses num_cpus / object_store_memory when it connects to an existing cluster.
     assert call["address"] == joined and "num_cpus" not in call and "object_store_memory" not in call
+    # A cluster's workers were started elsewhere: the variables travel in the job's runtime_env.
+    assert call["runtime_env"] == {"env_vars": ray_engine.OFFLINE}
 
 
 class FakeCalls:
