@@ -166,13 +166,14 @@ def rule_warnings(table: ScoreTable, comparison: Comparison) -> list[str]:
 def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | None = None, *,
                        options: dict | None = None, warnings: list[str] | None = None,
                        spreadsheet_safe_cells: bool = True, diagnostics: dict | None = None,
-                       post_hoc_delta: float = 0.1) -> dict:
+                       post_hoc_delta: float = 0.1, post_hoc: dict | None = None) -> dict:
     """The sidecar record: the rule and its guarantee kind, alpha, options, warnings, fit, counts, input hash, version.
 
     ``warnings=None`` records :func:`selection_warnings`; ``spreadsheet_safe_cells`` says how the
     CSV's text cells were written; ``diagnostics`` (``AuditDiagnostics.to_dict()``) is recorded when given.
     ``post_hoc`` records the chosen rule's post-hoc bound at ``post_hoc_delta``
-    (:func:`jecs_core.post_hoc_bound`), valid even if alpha was picked after looking.
+    (:func:`jecs_core.post_hoc_bound`), valid even if alpha was picked after looking; ``post_hoc`` is that
+    record when the caller computed it already (checked as :func:`~jecs_core.posthoc.report.post_hoc_record` checks it).
 
     Parameters
     ----------
@@ -182,7 +183,7 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
         What :func:`jecs_core.compare_methods` returned.
     method : str, optional
         The rule to export; default :data:`jecs_core.DEFAULT_METHOD`, ``"all"`` for every rule.
-    options, warnings, spreadsheet_safe_cells, diagnostics, post_hoc_delta
+    options, warnings, spreadsheet_safe_cells, diagnostics, post_hoc_delta, post_hoc
         As described above.
 
     Returns
@@ -195,6 +196,8 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
     post_hoc_delta = check_delta(post_hoc_delta, "post_hoc_delta")
     primary = _primary(comparison, method)
     rule = REGISTRY[primary]
+    post_hoc = post_hoc_record(comparison.pvalues, comparison.selected(primary), delta=post_hoc_delta,
+                               calibration_size=table.m, post_hoc=post_hoc)
     record = {
         "method": "all" if method == "all" else primary,
         "method_label": f"all rules (selected = {rule.label})" if method == "all" else rule.label,
@@ -206,8 +209,7 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
         "n_test": table.n,
         "n_calibration": table.m,
         "calibration": calibration_reach(table.m, table.n, comparison.alpha),
-        "post_hoc": post_hoc_record(comparison.pvalues, comparison.selected(primary), delta=post_hoc_delta,
-                                    calibration_size=table.m),
+        "post_hoc": post_hoc,
         "models": list(table.models),
         "selected_counts": {name: int(comparison.selected(name).sum()) for name in comparison.methods},
         "guarantees": {name: REGISTRY[name].guarantee.value for name in comparison.methods},

@@ -13,7 +13,8 @@ from ..compare import compare_pvalues
 from ..conformal import table_pvalues
 from ..data import load_scores
 from ..export import check_selection_paths, rule_warnings, selection_metadata, sidecar_path, write_selection_files
-from ..posthoc import post_hoc_bound, post_hoc_line
+from ..posthoc import post_hoc_line
+from ..posthoc.report import post_hoc_record
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY, Guarantee, get_rule
 from ..shift.choose import SHIFT_METHODS
 from .leaderboard import add_lm_eval_samples_options, check_lm_eval_samples_args, write_lm_eval_selection
@@ -106,16 +107,12 @@ def format_summary(table, comparison) -> str:
     return "\n".join(lines)
 
 
-def _post_hoc_summary(comparison, method: str, delta: float, calibration_size: int, recorded=None) -> str:
-    """The exported rule's post-hoc line (the default rule's with ``--method all``); ``recorded`` is the
-    sidecar's ``post_hoc`` block when one was written, so the line and the file agree without a second fit."""
+def _post_hoc_summary(comparison, method: str, recorded: dict) -> str:
+    """The exported rule's post-hoc line (the default rule's with ``--method all``), from its
+    :func:`~jecs_core.posthoc.report.post_hoc_record` (the one the sidecar holds)."""
     name = DEFAULT_METHOD if method == "all" else method
-    selected = comparison.selected(name)
-    if recorded is not None:
-        bound = int(recorded["max_contaminated"])
-    else:
-        bound = post_hoc_bound(comparison.pvalues, selected, delta=delta, calibration_size=calibration_size)
-    return f"{row_label(name)}: {post_hoc_line(bound, int(selected.sum()), delta=delta)}"
+    line = post_hoc_line(int(recorded["max_contaminated"]), int(comparison.selected(name).sum()), delta=recorded["delta"])
+    return f"{row_label(name)}: {line}"
 
 
 def _shifted(args, table):
@@ -227,8 +224,12 @@ def run(args: argparse.Namespace) -> int:
         # The export waits only on the rules it records.
         comparison = _compare(args, table, pvalues, clusters, _before_export(args.method) if args.out else METHODS)
         rest = tuple(name for name in METHODS if name not in comparison.results)
-        # The invalid baselines the export does not write (a full sort of every column each) are for the
-        # printed table only: they run beside the export, after the checks.
+        # The post-hoc bound (the sidecar's and the printed line's) and then the invalid baselines the
+        # export does not write (a full sort of every column each; for the printed table only) run
+        # beside the export, after the checks.
+        exported = DEFAULT_METHOD if args.method == "all" else args.method
+        post_hoc = beside.submit(post_hoc_record, comparison.pvalues, comparison.selected(exported),
+                                 delta=args.post_hoc_delta, calibration_size=table.m)
         later = beside.submit(_compare, args, table, pvalues, clusters, rest) if rest else None
 
         @functools.cache
@@ -238,23 +239,21 @@ def run(args: argparse.Namespace) -> int:
             diagnostics, notes = _diagnostics(args, table, pvalues if shift is None else None, direction)
             return diagnostics, notes, [*table.warnings(args.alpha), *table_warnings, *rule_warnings(table, comparison)]
 
-        sidecar: dict = {}  # the record the export writes beside the CSV
         if args.out:
             def record() -> dict:
                 diagnostics, _, warnings = reported()
-                sidecar.update(selection_metadata(
+                return selection_metadata(
                     table, comparison, args.method, options=_options(args, check, shift), warnings=warnings,
                     spreadsheet_safe_cells=not args.raw_cells, post_hoc_delta=args.post_hoc_delta,
-                    diagnostics=None if diagnostics is None else diagnostics.to_dict()))
-                return sidecar
+                    post_hoc=post_hoc.result(), diagnostics=None if diagnostics is None else diagnostics.to_dict())
 
-            # One core stays with the checks and the baselines running beside the export.
+            # One core stays with the checks, the post-hoc bound and the baselines running beside the export.
             csv_path, json_path = write_selection_files(
                 args.out, table, comparison, args.method, spreadsheet_safe_cells=not args.raw_cells, record=record,
                 workers=max(1, (os.cpu_count() or 1) - 1))
         diagnostics, notes, warnings = reported()
         baselines = None if later is None else later.result()
-    recorded = sidecar.get("post_hoc")  # the exported rule's line says what its sidecar says
+        recorded = post_hoc.result()  # the exported rule's line says what its sidecar says
     if baselines is not None:
         comparison = _with(comparison, baselines)
         warnings = warnings + rule_warnings(table, baselines)
@@ -262,7 +261,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"cluster: one hypothesis per cluster of duplicated items ({int(clusters.max()) + 1 if len(clusters) else 0} "
               f"clusters among n = {table.n} test items)")
     print(format_summary(table, comparison))
-    print(_post_hoc_summary(comparison, args.method, args.post_hoc_delta, table.m, recorded))
+    print(_post_hoc_summary(comparison, args.method, recorded))
     for block in (check, shift, diagnostics):
         if block is not None:
             print("\n".join(block.lines()))

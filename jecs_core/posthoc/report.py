@@ -37,7 +37,8 @@ def post_hoc_line(max_contaminated: int, n_selected: int, *, delta: float = 0.1)
             f"{n_selected} items are contaminated (≤ {share:.1f}%)")
 
 
-def post_hoc_record(pvalues, selected, *, delta: float = 0.1, calibration_size: int | None = None) -> dict:
+def post_hoc_record(pvalues, selected, *, delta: float = 0.1, calibration_size: int | None = None,
+                    post_hoc: dict | None = None) -> dict:
     """The sidecar's ``post_hoc`` entry: ``delta``, ``max_contaminated``, ``max_fdp``, ``method``, ``n_selected``.
 
     Parameters
@@ -47,6 +48,9 @@ def post_hoc_record(pvalues, selected, *, delta: float = 0.1, calibration_size: 
     delta : float, optional
     calibration_size : int, optional
         Calibration rows ``m`` behind the p-values (see :func:`jecs_core.fit_post_hoc`).
+    post_hoc : dict, optional
+        This record computed earlier (in another thread, say): returned after a check that its
+        ``delta`` and ``n_selected`` are these, instead of fitting again.
 
     Returns
     -------
@@ -58,6 +62,13 @@ def post_hoc_record(pvalues, selected, *, delta: float = 0.1, calibration_size: 
     >>> post_hoc_record(np.array([0.001, 0.002, 0.9]), np.array([True, True, False]))["max_contaminated"]
     0
     """
+    if post_hoc is not None:
+        delta = check_delta(delta)
+        size = int(np.count_nonzero(selected))
+        if not isinstance(post_hoc, dict) or post_hoc.get("delta") != delta or post_hoc.get("n_selected") != size:
+            raise ValueError(f"post_hoc must be the post-hoc record of this selection ({size} items) at delta = "
+                             f"{delta:g}, got {post_hoc!r:.200}")
+        return dict(post_hoc)
     fit = fit_post_hoc(pvalues, delta=delta, calibration_size=calibration_size)
     mask = check_mask(selected, fit.n)
     size = int(np.count_nonzero(mask))

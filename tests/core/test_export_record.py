@@ -60,3 +60,18 @@ def test_a_bad_delta_is_refused_before_anything_is_written(tmp_path, audit):
     with pytest.raises(ValueError, match="post_hoc_delta"):
         jecs_core.write_selection(tmp_path / "sel.csv", table, comparison, post_hoc_delta=1.5)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_post_hoc_record_computed_beforehand_is_recorded_as_is_and_a_wrong_one_is_refused(audit):
+    from jecs_core.posthoc.report import post_hoc_record
+
+    table, comparison = audit
+    selected = comparison.selected(jecs_core.DEFAULT_METHOD)
+    early = post_hoc_record(comparison.pvalues, selected, delta=0.2, calibration_size=table.m)
+    given = selection_metadata(table, comparison, None, post_hoc_delta=0.2, post_hoc=early)
+    fitted = selection_metadata(table, comparison, None, post_hoc_delta=0.2)
+    assert given["post_hoc"] == fitted["post_hoc"] == early and given["post_hoc"] is not early
+    # Another delta, another set's size, or not a record at all: refused, naming what was expected.
+    for wrong in ({**early, "delta": 0.1}, {**early, "n_selected": early["n_selected"] + 1}, [early]):
+        with pytest.raises(ValueError, match=r"post_hoc must be the post-hoc record of this selection"):
+            selection_metadata(table, comparison, None, post_hoc_delta=0.2, post_hoc=wrong)
