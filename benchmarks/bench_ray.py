@@ -112,13 +112,16 @@ def main(argv=None) -> int:
     best: dict[str, tuple[float, object]] = {}
     served: dict[str, set] = {}
     for round_ in range(args.rounds):
+        walls = []
         for i, (label, job) in enumerate(jobs.items()):
             cache = root / f"cache{round_}-{i}"  # a fresh cache every run
             _, wall, out = timed(label, lambda j=job, c=cache: j(c))
+            walls.append(f"{label} {wall:.1f} s")
             if label.endswith("warm"):
                 served.setdefault(label, set()).update(p.key for p in kept_pools() if p.jobs > 1)
             if label not in best or wall < best[label][0]:
                 best[label] = (wall, out)
+        print(f"round {round_ + 1}: " + ", ".join(walls), flush=True)
     release_pools()
     one_actor = actor_start(model["m"], args.threads)
     local_wall, local_out = best["local engine"]
