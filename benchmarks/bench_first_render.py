@@ -29,11 +29,8 @@ import argparse
 import contextlib
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 from bench_browser import BARE as BARE_PAGE
@@ -73,30 +70,11 @@ def _visit(browser, url: str, paint_js: str) -> tuple[float, float]:
 @contextlib.contextmanager
 def _serve(e2e, launcher: list[str], log_name: str, cwd: Path = ROOT):
     """A server started by ``launcher`` (plus the e2e tests' options) on a free port; yields (url, s to health)."""
+    from dashboard.testing import live_server
+
     e2e.ARTIFACTS.mkdir(exist_ok=True)
-    port = e2e.free_port()
-    cmd = [sys.executable, *launcher, "--server.headless", "true", "--server.port", str(port),
-           "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    with open(e2e.ARTIFACTS / log_name, "wb") as log:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        url = f"http://127.0.0.1:{port}"
-        try:
-            while True:
-                with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
-                    if reply.status == 200:
-                        break
-                if proc.poll() is not None or time.perf_counter() - start > 120:
-                    raise RuntimeError(f"the server did not start; see {log.name}")
-                time.sleep(0.05)
-            yield url, time.perf_counter() - start
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    with open(e2e.ARTIFACTS / log_name, "wb") as log, live_server(launcher, log=log, cwd=cwd) as served:
+        yield served
 
 
 def one_round(e2e, browser, bare_script: Path, query: str, order: list[str],

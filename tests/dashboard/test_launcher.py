@@ -1,13 +1,12 @@
 """``python -m dashboard``: Streamlit's own server for app.py, with the modules imported while it starts."""
 
-import os
-import socket
 import subprocess
 import sys
 import textwrap
-import time
 import urllib.request
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,27 +47,15 @@ def test_the_launcher_runs_app_py_with_the_options_passed_through():
 
 
 def test_the_launcher_serves_the_app():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    cmd = [sys.executable, "-m", "dashboard", "--server.headless", "true", "--server.port", str(port),
-           "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        deadline, status = time.monotonic() + 120, None
-        while status != 200 and time.monotonic() < deadline and proc.poll() is None:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as reply:
-                    status = reply.status
-            except OSError:
-                time.sleep(0.3)
-        assert status == 200, "the launcher's server did not answer its health check"
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as reply:
-            assert reply.status == 200
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    from dashboard.testing import live_server
+
+    with live_server(["-m", "dashboard"]) as (url, _), urllib.request.urlopen(f"{url}/", timeout=10) as reply:
+        assert reply.status == 200
+
+
+def test_a_server_that_exits_at_once_is_reported_with_where_its_output_went(tmp_path):
+    from dashboard.testing import live_server
+
+    with open(tmp_path / "server.log", "wb") as log, pytest.raises(RuntimeError, match=r"did not start; see .*server\.log"), \
+            live_server(["-c", "raise SystemExit(3)"], log=log, timeout=30):
+        raise AssertionError("a server that exited must not be yielded")

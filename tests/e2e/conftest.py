@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from dashboard.testing import live_server
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -39,46 +35,13 @@ def skip_reason() -> str | None:
 _skip_reason = skip_reason  # the name earlier tests used
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @contextlib.contextmanager
 def serve(script: Path, *, log_name: str | None = None, env: dict | None = None):
     """``streamlit run script`` on a free local port; yields its URL, stops it afterwards."""
     ARTIFACTS.mkdir(exist_ok=True)
-    port = free_port()
-    log = open(ARTIFACTS / (log_name or f"streamlit-{Path(script).stem}.log"), "wb")  # noqa: SIM115 - closed in finally
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
-        "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-    ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not start; see {log.name}")
-            time.sleep(0.3)
+    with open(ARTIFACTS / (log_name or f"streamlit-{Path(script).stem}.log"), "wb") as log, \
+            live_server(["-m", "streamlit", "run", str(script)], log=log, env=env, timeout=60, poll=0.3) as (url, _):
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 @pytest.fixture(scope="session")
