@@ -28,6 +28,7 @@ import itertools
 import os
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -55,6 +56,24 @@ _QUOTE_PATTERN = "[" + "".join(c for c in (",", '"', "\n", "\r") if _csv_quotes(
 
 class _Unsupported(Exception):
     """A column the fast path does not format exactly like pandas."""
+
+
+class _Grid(NamedTuple):
+    """The texts of k / d for k = 1..d, shared by every column whose values all lie on that grid."""
+
+    texts: object  # Arrow strings; row k - 1 is the text of k / d
+    d: int
+
+
+def _grid_texts(d: int) -> _Grid:
+    return _Grid(_float_text_each(np.arange(1, d + 1, dtype=np.float64) / d), d)
+
+
+def _on_grid(values: np.ndarray, d: int) -> bool:
+    """Whether every value is k / d (as float64 division gives it) for an integer k in [1, d]."""
+    with np.errstate(invalid="ignore"):
+        k = np.rint(values * d)
+    return bool(((k >= 1) & (k <= d)).all()) and np.array_equal(k / d, values)
 
 
 def _float_plan(values: np.ndarray):
@@ -114,7 +133,9 @@ def _column_text(series: pd.Series, plan=None, rows: slice = slice(None)):
     import pyarrow.compute as pc
 
     dtype = series.dtype
-    if plan is not None:
+    if isinstance(plan, _Grid):  # k = rint(v * d), exact for values on the grid (checked before)
+        text = pc.take(plan.texts, pa.array(np.rint(series.to_numpy()[rows] * plan.d).astype(np.int64) - 1))
+    elif plan is not None:
         text = pc.take(plan[0], pa.array(plan[1][rows]))
     elif dtype == np.float64:
         text = _float_text_each(series.to_numpy()[rows])
@@ -129,6 +150,22 @@ def _column_text(series: pd.Series, plan=None, rows: slice = slice(None)):
     if isinstance(text, pa.ChunkedArray):  # Arrow-backed pandas columns come chunked; rows need one buffer
         text = text.combine_chunks()
     return text.cast(pa.large_string()).fill_null("")
+
+
+def _plans(pool, series: list, denominator: int | None) -> list:
+    """Each column's plan: the shared grid of k / ``denominator`` for a float column wholly on it, else
+    :func:`_float_plan` (float columns) or ``None``; the grid's texts are made once, if any column uses it."""
+    def plan(column):
+        if column.dtype != np.float64:
+            return None
+        values = column.to_numpy()
+        return _Grid if denominator and _on_grid(values, denominator) else _float_plan(values)
+
+    plans = list(pool.map(plan, series))
+    if any(p is _Grid for p in plans):
+        grid = _grid_texts(denominator)
+        plans = [grid if p is _Grid else p for p in plans]
+    return plans
 
 
 def _header_line(columns) -> str:
@@ -158,7 +195,7 @@ def write_csv(frame: pd.DataFrame, path) -> str:
     return write_columns(frame, path)
 
 
-def write_columns(columns, path, *, workers: int | None = None) -> str:
+def write_columns(columns, path, *, workers: int | None = None, denominator: int | None = None) -> str:
     """Write ``columns`` like ``pandas.DataFrame(columns).to_csv(path, index=False)``, a block of rows at a time.
 
     Parameters
@@ -171,6 +208,11 @@ def write_columns(columns, path, *, workers: int | None = None) -> str:
     workers : int, optional
         Threads formatting blocks of rows while this one writes them (default: one per CPU, at
         most 8); a caller with other work running beside the export leaves it cores by asking for fewer.
+    denominator : int, optional
+        ``d`` when float columns may hold only the values k / d for integers k in [1, d] (conformal
+        p-values: d = m + 1): the d texts are formatted once for every column found wholly on
+        that grid, and a row's text is looked up by k. Every float column is checked; one that is
+        not on the grid is formatted as any other.
 
     Returns
     -------
@@ -178,10 +220,12 @@ def write_columns(columns, path, *, workers: int | None = None) -> str:
         ``"fast"`` or ``"pandas"`` (the path taken).
     """
     workers = max(1, min(8, os.cpu_count() or 1)) if workers is None else max(1, int(workers))
+    if denominator is not None and (isinstance(denominator, bool) or int(denominator) != denominator or denominator < 1):
+        raise ValueError(f"denominator must be an integer >= 1, got {denominator!r}")
     if hasattr(path, "write"):
-        return _write_csv(columns, path, workers)
+        return _write_csv(columns, path, workers, denominator)
     with open(path, "wb") as handle:
-        return _write_csv(columns, handle, workers)
+        return _write_csv(columns, handle, workers, denominator)
 
 
 def _pandas_csv(columns, handle) -> str:
@@ -190,7 +234,7 @@ def _pandas_csv(columns, handle) -> str:
     return "pandas"
 
 
-def _write_csv(columns, handle, workers: int) -> str:
+def _write_csv(columns, handle, workers: int, denominator: int | None) -> str:
     if isinstance(columns, pd.DataFrame):
         names, series = list(columns.columns), [columns.iloc[:, j] for j in range(columns.shape[1])]
         unique = columns.columns.is_unique
@@ -212,7 +256,7 @@ def _write_csv(columns, handle, workers: int) -> str:
     pending: deque = deque()
     with ThreadPoolExecutor(max_workers=workers) as pool:
         try:
-            plans = list(pool.map(lambda s: _float_plan(s.to_numpy()) if s.dtype == np.float64 else None, series))
+            plans = _plans(pool, series, denominator if denominator and denominator <= n_rows else None)
             starts = iter(range(0, n_rows, _ROWS_PER_CHUNK))
             pending.extend(pool.submit(block, first) for first in itertools.islice(starts, workers))
             header = True

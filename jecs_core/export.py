@@ -4,9 +4,8 @@ CSV columns: ``item_id``, ``selected`` (0/1, the chosen rule), ``selected_<metho
 run (with ``method="all"``), ``p_max``, the chosen rule's own per-item values when it has them
 (``p_tilde`` for the paper's JECS), ``p_<model>`` per model, ``member_<model>`` labels, then the
 table's carried columns (``text``, ``x_<name>``, ...). Text cells are spreadsheet-safe by default
-(:func:`jecs_core.io.spreadsheet_safe`). The sidecar records the rule, its guarantee kind, alpha,
-the options, the warnings, the input's hash and the package version. Both files are written or
-neither (:func:`jecs_core.io.write_files_atomic`); the output may not overwrite the input.
+(:func:`jecs_core.io.spreadsheet_safe`). The sidecar records the rule, its guarantee kind, alpha, the options, the
+warnings, the input's hash and the package version. Both files or neither are written; the input is never overwritten.
 """
 
 from __future__ import annotations
@@ -291,10 +290,11 @@ def write_selection_files(path: str | Path, table: ScoreTable, comparison: Compa
                           workers: int | None = None) -> tuple[Path, Path]:
     """:func:`write_selection` with the sidecar's record, ``record()``, built once the CSV is written (in
     ``workers`` threads): a caller whose record waits on work in another thread (``jecs select``'s table
-    checks) formats the CSV meanwhile. If ``record()`` raises, neither file is written."""
+    checks) formats the CSV meanwhile. If ``record()`` raises, neither file is written. The conformal
+    p-values are k / (m + 1): their texts are formatted once for every p-value column."""
     path, side = check_selection_paths(path, inputs=[table.source])
     columns = selection_columns(table, comparison, method)
     data = spreadsheet_safe_columns(columns) if spreadsheet_safe_cells else columns
-    write_files_atomic({path: lambda temp: write_columns(data, temp, workers=workers),
+    write_files_atomic({path: lambda temp: write_columns(data, temp, workers=workers, denominator=table.m + 1),
                         side: lambda temp: temp.write_text(sidecar_text(record()), encoding="utf-8")})
     return path, side

@@ -75,3 +75,24 @@ def test_a_post_hoc_record_computed_beforehand_is_recorded_as_is_and_a_wrong_one
     for wrong in ({**early, "delta": 0.1}, {**early, "n_selected": early["n_selected"] + 1}, [early]):
         with pytest.raises(ValueError, match=r"post_hoc must be the post-hoc record of this selection"):
             selection_metadata(table, comparison, None, post_hoc_delta=0.2, post_hoc=wrong)
+
+
+@pytest.mark.parametrize("method", [None, "all", "jecs"])
+def test_the_export_on_the_p_value_grid_writes_the_bytes_pandas_writes(tmp_path, method):
+    # Enough rows that every p-value column takes the writer's shared k / (m + 1) texts.
+    import numpy as np
+    import pandas as pd
+
+    from jecs_core.export import selection_frame
+
+    rng = np.random.default_rng(3)
+    n, m = 2500, 400
+    members = rng.random(n) < 0.3
+    scores = rng.standard_normal((n + m, 3)).round(2)
+    scores[:n][members] += 1.5
+    frame = pd.DataFrame({"item_id": [f"i{k}" for k in range(n + m)], "split": ["test"] * n + ["calibration"] * m,
+                          **{f"score_{name}": scores[:, j] for j, name in enumerate("abc")}})
+    table = jecs_core.table_from_frame(frame)
+    comparison = jecs_core.compare_methods(table, alpha=0.1)
+    csv, _ = jecs_core.write_selection(tmp_path / "grid.csv", table, comparison, method)
+    assert csv.read_bytes() == selection_frame(table, comparison, method).to_csv(index=False).encode("utf-8")
