@@ -4,7 +4,8 @@
 three microseconds a cell; a 10^6-row selection export has 3.6e7 cells. Here each column is
 turned into text by Arrow's C++ kernels and the rows are joined by Arrow too:
 
-* float64 (each distinct value formatted once): Arrow's shortest round-trip digits are the digits of ``repr``; only the layout can
+* float64 (each distinct value formatted once; the m + 1 possible conformal p-values once for every
+  p-value column, given ``denominator``): Arrow's shortest round-trip digits are the digits of ``repr``; only the layout can
   differ (Arrow writes ``1`` for ``1.0`` and switches to exponent notation at other magnitudes),
   so integral values get ``.0`` and every value Arrow wrote with an exponent, or that ``repr``
   writes with one (``|x| < 1e-4`` or ``>= 1e16``), is formatted by ``repr`` itself;
