@@ -105,3 +105,27 @@ def test_shards_go_out_longest_first_one_at_a_time_per_actor():
     feed(FakeCalls(), ["actor0", "actor1"], order, submit, on_done)
     assert [i for _, i in submitted] == order and sorted(done) == [0, 1, 2]
     assert {a for a, _ in submitted[:2]} == {"actor0", "actor1"}  # both actors start at once
+
+
+def test_a_real_local_ray_runs_its_workers_offline_whatever_the_caller_set(tmp_path):
+    # A fresh interpreter: the caller says HF_HUB_OFFLINE=0 and nothing of TRANSFORMERS_OFFLINE; the
+    # workers of the Ray it starts must still be offline, and the caller's environment stay as it was.
+    import subprocess
+    import sys
+
+    pytest.importorskip("ray", reason="the Ray engine needs the distributed extra (ray)")
+    script = (
+        "import os, ray\n"
+        "from scoring.ray_engine import ensure_ray\n"
+        "ensure_ray(address=None, num_cpus=1, object_store_mb=128)\n"
+        "names = ('HF_HUB_OFFLINE', 'TRANSFORMERS_OFFLINE')\n"
+        "worker = ray.get(ray.remote(lambda: [os.environ.get(n) for n in names]).remote())\n"
+        "print(worker, [os.environ.get(n) for n in names])\n"
+        "ray.shutdown()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("TRANSFORMERS_OFFLINE", "RAY_ADDRESS")}
+    env["HF_HUB_OFFLINE"] = "0"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env,
+                          cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "['1', '1'] ['0', None]"
