@@ -96,3 +96,20 @@ def test_conformal_p_values_lie_on_the_grid_the_export_names(n, m, rounding, see
     test, cal = (np.round(rng.standard_normal((rows, 3)), rounding) for rows in (n, m))
     p = jc.conformal_pvalues(test, cal)
     assert all(_on_grid(p[:, k], m + 1) for k in range(3)) and _on_grid(p.max(axis=1), m + 1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 60), st.integers(1, 120), st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=6),
+       st.integers(0, 2**32 - 1))
+def test_any_float_column_with_a_denominator_writes_pandas_bytes(d, n, strays, seed):
+    # Grid values with arbitrary floats (-0.0, NaN, inf, subnormals, values near the grid) mixed in, or not.
+    from jecs_core._fastcsv import write_columns
+
+    rng = np.random.default_rng(seed)
+    values = rng.integers(1, d + 1, n) / d
+    for stray in strays:
+        values[rng.integers(n)] = stray
+    frame = pd.DataFrame({"id": np.arange(n), "p": values, "q": values[::-1].copy()})
+    buffer = io.BytesIO()
+    write_columns(frame, buffer, denominator=d)
+    assert buffer.getvalue() == frame.to_csv(index=False).encode("utf-8")
