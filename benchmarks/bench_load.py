@@ -10,7 +10,6 @@ Run:  python benchmarks/bench_load.py [--n 1000000] [--m 100000] [--k 16] [--rou
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -29,21 +28,13 @@ assert table.n == {n}
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=1_000_000)
-    parser.add_argument("--m", type=int, default=100_000)
-    parser.add_argument("--k", type=int, default=16)
-    parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args(argv)
+    from bench_select_cli import compare_on_file, file_parser
 
-    from bench_select_cli import interleaved, print_table, score_file
-
-    with score_file(args.n, args.m, args.k) as (src, describe):
-        jobs = {"chunked read": (ROOT, LOAD.format(whole=False, src=src, n=args.n)),
-                "whole-file read (baseline)": (ROOT, LOAD.format(whole=True, src=src, n=args.n))}
-        timings = interleaved(jobs, args.rounds)
-    print(f"{describe['text']}; {args.rounds} interleaved rounds; each job is a fresh process")
-    print_table(timings, base="whole-file read (baseline)", base_word="x whole", in_memory=describe["in_memory"])
+    args = file_parser(__doc__.splitlines()[0], rounds=5).parse_args(argv)
+    compare_on_file(args, lambda src: {
+        "chunked read": (ROOT, LOAD.format(whole=False, src=src, n=args.n)),
+        "whole-file read (baseline)": (ROOT, LOAD.format(whole=True, src=src, n=args.n)),
+    }, base="whole-file read (baseline)", base_word="x whole", note="; each job is a fresh process")
     return 0
 
 

@@ -129,25 +129,39 @@ def print_table(timings: dict, *, base: str, base_word: str, in_memory: int) -> 
     print(f"load average (1 min) during the rounds: {min(timings[None]):.2f} to {max(timings[None]):.2f}")
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def file_parser(description: str, *, rounds: int) -> argparse.ArgumentParser:
+    """A parser with the size of :func:`score_file`'s table (``--n``, ``--m``, ``--k``) and ``--rounds``."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--m", type=int, default=100_000)
     parser.add_argument("--k", type=int, default=16)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=rounds)
+    return parser
+
+
+def compare_on_file(args, make_jobs, *, base: str, base_word: str, note: str = "") -> None:
+    """Build the table file, run ``make_jobs(src)``'s jobs interleaved on it and print the table against ``base``."""
+    with score_file(args.n, args.m, args.k) as (src, describe):
+        timings = interleaved(make_jobs(src), args.rounds)
+    print(f"{describe['text']}; {args.rounds} interleaved rounds{note}")
+    print_table(timings, base=base, base_word=base_word, in_memory=describe["in_memory"])
+
+
+def main(argv=None) -> int:
+    parser = file_parser(__doc__.splitlines()[0], rounds=3)
     parser.add_argument("--other-tree", type=Path, default=None,
                         help="also time jecs select from another checkout (e.g. `git archive <commit> | tar -x -C DIR`)")
     args = parser.parse_args(argv)
 
-    with score_file(args.n, args.m, args.k) as (src, describe):
+    def jobs(src: str) -> dict:
         tmp = Path(src).parent
-        jobs = {"jecs select --out": (ROOT, JECS.format(src=src, out=str(tmp / "sel.csv"))),
-                "minimal job (baseline)": (ROOT, MINIMAL.format(src=src, out=str(tmp / "min.csv")))}
+        found = {"jecs select --out": (ROOT, JECS.format(src=src, out=str(tmp / "sel.csv"))),
+                 "minimal job (baseline)": (ROOT, MINIMAL.format(src=src, out=str(tmp / "min.csv")))}
         if args.other_tree is not None:
-            jobs["jecs select, other tree"] = (args.other_tree.resolve(), JECS.format(src=src, out=str(tmp / "old.csv")))
-        timings = interleaved(jobs, args.rounds)
-    print(f"{describe['text']}; {args.rounds} interleaved rounds")
-    print_table(timings, base="minimal job (baseline)", base_word="x minimal", in_memory=describe["in_memory"])
+            found["jecs select, other tree"] = (args.other_tree.resolve(), JECS.format(src=src, out=str(tmp / "old.csv")))
+        return found
+
+    compare_on_file(args, jobs, base="minimal job (baseline)", base_word="x minimal")
     return 0
 
 
