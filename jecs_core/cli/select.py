@@ -107,10 +107,9 @@ def format_summary(table, comparison) -> str:
     return "\n".join(lines)
 
 
-def _post_hoc_summary(comparison, method: str, recorded: dict) -> str:
-    """The exported rule's post-hoc line (the default rule's with ``--method all``), from its
-    :func:`~jecs_core.posthoc.report.post_hoc_record` (the one the sidecar holds)."""
-    name = DEFAULT_METHOD if method == "all" else method
+def _post_hoc_summary(comparison, name: str, recorded: dict) -> str:
+    """Rule ``name``'s post-hoc line from its :func:`~jecs_core.posthoc.report.post_hoc_record` (the one
+    the sidecar holds)."""
     line = post_hoc_line(int(recorded["max_contaminated"]), int(comparison.selected(name).sum()), delta=recorded["delta"])
     return f"{row_label(name)}: {line}"
 
@@ -227,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
         # The post-hoc bound (the sidecar's and the printed line's) and then the invalid baselines the
         # export does not write (a full sort of every column each; for the printed table only) run
         # beside the export, after the checks.
-        exported = DEFAULT_METHOD if args.method == "all" else args.method
+        exported = DEFAULT_METHOD if args.method == "all" else args.method  # its line and sidecar carry the bound
         post_hoc = beside.submit(post_hoc_record, comparison.pvalues, comparison.selected(exported),
                                  delta=args.post_hoc_delta, calibration_size=table.m)
         later = beside.submit(_compare, args, table, pvalues, clusters, rest) if rest else None
@@ -261,7 +260,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"cluster: one hypothesis per cluster of duplicated items ({int(clusters.max()) + 1 if len(clusters) else 0} "
               f"clusters among n = {table.n} test items)")
     print(format_summary(table, comparison))
-    print(_post_hoc_summary(comparison, args.method, recorded))
+    print(_post_hoc_summary(comparison, exported, recorded))
     for block in (check, shift, diagnostics):
         if block is not None:
             print("\n".join(block.lines()))
