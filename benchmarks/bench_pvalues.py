@@ -12,10 +12,17 @@ plain path is printed (wall time; CPU seconds beside it):
 - serial int keys: the serial loop on order-preserving int64 keys
   (``jecs_core.conformal.ordered_keys``), as the library's randomized path searches;
 - serial buckets: the serial loop through the bucket table of ``jecs_core._rank``
-  (most look-ups without a binary search), as the library counts;
+  over every calibration value (most look-ups without a binary search);
+- serial distinct buckets / distinct search: on tied calibration values, the table over
+  the distinct values only, or a binary search among them, each followed by a look-up of the
+  count where each distinct value's run ends (``jecs_core._rank.count_at_most`` takes the
+  first, or the second at or below ``_FEW_DISTINCT`` distinct values);
 - jecs_core.conformal_pvalues itself (buckets, one column per thread from the cut-off).
 
 Every variant is checked equal to the library's result before timing.
+
+The tied cases round every score to a few decimals, as scores printed to a few
+digits are.
 
 Run:  python benchmarks/bench_pvalues.py [--rounds 3]
 """
@@ -36,18 +43,33 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jecs_core import conformal_pvalues  # noqa: E402
 from jecs_core._pvalue_kernel import _PARALLEL_MIN_CELLS, ordered_keys  # noqa: E402
-from jecs_core._rank import count_at_most  # noqa: E402
+from jecs_core._rank import _bucket_count, _run_ends  # noqa: E402
 
-CASES = [  # (n, m, K, signal)
-    (20_000, 1_000, 16, 4.0),
-    (125_000, 2_000, 16, 4.0),  # exactly the thread-pool cut-off in cells
-    (250_000, 20_000, 16, 4.0),
-    (1_000_000, 100_000, 16, 2.0),
-    (1_000_000, 100_000, 16, 4.0),
+CASES = [  # (n, m, K, signal, decimals the scores are rounded to: None = not rounded)
+    (20_000, 1_000, 16, 4.0, None),
+    (125_000, 2_000, 16, 4.0, None),  # exactly the thread-pool cut-off in cells
+    (250_000, 20_000, 16, 4.0, None),
+    (1_000_000, 100_000, 16, 2.0, None),
+    (1_000_000, 100_000, 16, 4.0, None),
+    (1_000_000, 100_000, 16, 4.0, 0),  # about 10 distinct calibration values a column
+    (1_000_000, 100_000, 16, 4.0, 1),  # about 85
+    (1_000_000, 100_000, 16, 4.0, 2),  # about 700
 ]
 
 
-def plain(test, cal, threads: bool, sort_keys: bool = False, int_keys: bool = False, buckets: bool = False) -> np.ndarray:
+def distinct_count(reference, keys, search: bool) -> np.ndarray:
+    """1 + the count at or below each key, through the distinct reference values (all of them when none tie)."""
+    ends = _run_ends(reference)
+    if ends is None:
+        ends = np.arange(reference.shape[0])
+    at_most = np.concatenate([[1], ends + 2])
+    distinct = reference[ends]
+    if search:
+        return at_most[np.searchsorted(distinct, keys, side="right")]
+    return at_most[_bucket_count(distinct, keys) - 1]
+
+
+def plain(test, cal, threads: bool, sort_keys: bool = False, int_keys: bool = False, buckets: str = "") -> np.ndarray:
     n, n_models = test.shape
     m = cal.shape[0]
     out = np.empty((n, n_models), order="F")
@@ -58,7 +80,9 @@ def plain(test, cal, threads: bool, sort_keys: bool = False, int_keys: bool = Fa
         if int_keys:
             reference, keys = ordered_keys(reference), ordered_keys(keys)
         if buckets:
-            out[:, k] = count_at_most(reference, keys) / (m + 1)
+            counts = (_bucket_count(reference, keys) if buckets == "all" else
+                      distinct_count(reference, keys, search=buckets == "distinct search"))
+            out[:, k] = counts / (m + 1)
             return
         if sort_keys:
             order = np.argsort(keys)
@@ -83,7 +107,9 @@ def variants_for(test, cal) -> dict:
         "threaded": lambda: plain(test, cal, threads=True),
         "sorted keys": lambda: plain(test, cal, threads=False, sort_keys=True),
         "int keys": lambda: plain(test, cal, threads=False, int_keys=True),
-        "buckets": lambda: plain(test, cal, threads=False, buckets=True),
+        "buckets": lambda: plain(test, cal, threads=False, buckets="all"),
+        "distinct buckets": lambda: plain(test, cal, threads=False, buckets="distinct buckets"),
+        "distinct search": lambda: plain(test, cal, threads=False, buckets="distinct search"),
         "library": lambda: conformal_pvalues(test, cal),
     }
 
@@ -100,12 +126,14 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     print(f"{os.cpu_count()} CPU(s), thread-pool cut-off {_PARALLEL_MIN_CELLS:,} cells, "
           f"{args.rounds} interleaved rounds; ratios are wall time against serial plain (median of rounds)")
-    print(f"{'n':>10}{'m':>9}{'K':>4}{'mu':>5}  {'serial s':>9}{'threaded':>10}{'sorted keys':>13}"
-          f"{'int keys':>10}{'buckets':>9}{'library':>9}  {'load':>5}")
-    for n, m, k, signal in CASES:
+    print(f"{'n':>10}{'m':>9}{'K':>4}{'mu':>5}{'dec':>4}  {'serial s':>9}{'threaded':>10}{'sorted keys':>13}"
+          f"{'int keys':>10}{'buckets':>9}{'dist. bkt':>10}{'dist. srch':>11}{'library':>9}  {'load':>5}")
+    for n, m, k, signal, decimals in CASES:
         rng = np.random.default_rng(0)
         test = signal * (rng.random((n, k)) < 0.1) + rng.standard_normal((n, k))
         cal = signal + rng.standard_normal((m, k))
+        if decimals is not None:
+            test, cal = np.round(test, decimals), np.round(cal, decimals)
         variants = variants_for(test, cal)
         reference = conformal_pvalues(test, cal)
         for name, fn in variants.items():
@@ -117,8 +145,9 @@ def main(argv=None) -> int:
                 wall[name].append(timed(fn)[0])
         serial = statistics.median(wall["serial"])
         ratio = {name: statistics.median(w / s for w, s in zip(wall[name], wall["serial"])) for name in variants}
-        print(f"{n:>10,}{m:>9,}{k:>4}{signal:>5.0f}  {serial:>9.3f}{ratio['threaded']:>9.2f}x"
-              f"{ratio['sorted keys']:>12.2f}x{ratio['int keys']:>9.2f}x{ratio['buckets']:>8.2f}x{ratio['library']:>8.2f}x  {os.getloadavg()[0]:>5.2f}")
+        print(f"{n:>10,}{m:>9,}{k:>4}{signal:>5.0f}{'-' if decimals is None else decimals:>4}  {serial:>9.3f}"
+              f"{ratio['threaded']:>9.2f}x{ratio['sorted keys']:>12.2f}x{ratio['int keys']:>9.2f}x{ratio['buckets']:>8.2f}x"
+              f"{ratio['distinct buckets']:>9.2f}x{ratio['distinct search']:>10.2f}x{ratio['library']:>8.2f}x  {os.getloadavg()[0]:>5.2f}")
     return 0
 
 

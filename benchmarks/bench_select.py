@@ -4,6 +4,8 @@ n = 1,000,000 test items, m = 100,000 calibration items, K = 16, float64, on a
 strong-signal table (members shifted by ``--signal`` = 4 standard deviations) where
 the default rule selects about 56,000 items; ``--signal 2`` gives a table where
 every rule selects nothing, which hides the cost of the selection itself.
+``--decimals 1`` rounds every score to one decimal (heavy ties: about 85 distinct
+calibration values a column, and tied p-values), as scores printed to a few digits are.
 
 The floor is what any conformal p-value code must do at least: sort each
 calibration column and ``searchsorted`` each test column into it, on one thread.
@@ -11,7 +13,7 @@ Every stage runs interleaved with the floor, round by round, and the printed
 ratio is the median of the per-round ratios (wall time), so a busy shared
 machine slows both sides alike; CPU seconds are printed beside it.
 
-Run:  python benchmarks/bench_select.py [--n 1000000] [--m 100000] [--k 16] [--rounds 5]
+Run:  python benchmarks/bench_select.py [--n 1000000] [--m 100000] [--k 16] [--rounds 5] [--decimals D]
 """
 
 from __future__ import annotations
@@ -37,11 +39,13 @@ def numpy_floor(test: np.ndarray, cal: np.ndarray) -> None:
         np.searchsorted(reference[:, k], test[:, k], side="right")
 
 
-def strong_signal_table(n: int, m: int, k: int, signal: float, seed: int = 0):
+def strong_signal_table(n: int, m: int, k: int, signal: float, seed: int = 0, decimals: int | None = None):
     rng = np.random.default_rng(seed)
     members = rng.random((n, k)) < 0.1
     test = signal * members + rng.standard_normal((n, k))
     cal = signal + rng.standard_normal((m, k))
+    if decimals is not None:
+        return np.round(test, decimals), np.round(cal, decimals)
     return test, cal
 
 
@@ -59,9 +63,10 @@ def main(argv=None) -> int:
     parser.add_argument("--signal", type=float, default=4.0)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--alpha", type=float, default=0.1)
+    parser.add_argument("--decimals", type=int, default=None, help="round every score to this many decimals (ties)")
     args = parser.parse_args(argv)
 
-    test, cal = strong_signal_table(args.n, args.m, args.k, args.signal)
+    test, cal = strong_signal_table(args.n, args.m, args.k, args.signal, decimals=args.decimals)
     alpha = args.alpha
     p = conformal_pvalues(test, cal)
     counts = {name: int(fn().n_selected) for name, fn in {
@@ -70,7 +75,8 @@ def main(argv=None) -> int:
         "union": lambda: union_selection(p, alpha=alpha),
         "intersection": lambda: intersection_selection(p, alpha=alpha),
     }.items()}
-    print(f"n = {args.n:,} test, m = {args.m:,} calibration, K = {args.k}, signal = {args.signal}, alpha = {alpha}, "
+    print(f"n = {args.n:,} test, m = {args.m:,} calibration, K = {args.k}, signal = {args.signal}, "
+          f"scores rounded to {'-' if args.decimals is None else args.decimals} decimals, alpha = {alpha}, "
           f"{os.cpu_count()} CPU(s), {args.rounds} interleaved rounds")
     print("selected: " + ", ".join(f"{name} {count:,}" for name, count in counts.items()))
 

@@ -6,7 +6,12 @@ into about two buckets per reference value; the bucket of a value is
 ``floor((x - lo) * scale)``, clipped, and a table holds, per bucket, how many reference values
 lie in earlier buckets.  A query whose bucket holds no reference value gets its count from one
 table look-up; the others add the few values of their own bucket one comparison at a time, and
-a query in a crowded bucket (ties, a dense spot) falls back to the binary search.
+a query in a crowded bucket (a dense spot) falls back to the binary search.
+
+Tied reference values (rounded scores, losses printed to a few decimals) would crowd their
+buckets, so the table is built over the distinct values instead, and each query's count is read
+from where the run of its largest distinct value at or below it ends. With very few distinct
+values a binary search over them (a few comparisons in cache) is cheaper than any table.
 
 Why it is exact: the bucket function is monotone in ``x`` (a subtraction, a multiplication by a
 positive number, a clip and a floor, each rounded monotonically in IEEE arithmetic) and is
@@ -22,6 +27,10 @@ import numpy as np
 
 # Per occupied bucket, values compared one at a time before the binary search takes over.
 _SCAN = 8
+
+# At or below this many distinct reference values the queries are searched among them directly
+# (benchmarks/bench_pvalues.py, tied cases: 10 distinct values took 0.4x the table's time, 85 about the same).
+_FEW_DISTINCT = 64
 
 
 def _bucket(values: np.ndarray, lo: float, scale: float, n_buckets: int, out: np.ndarray) -> np.ndarray:
@@ -51,6 +60,30 @@ def count_at_most(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
     numpy.ndarray of int64, shape (n,)
         One plus the number of reference values at or below each query.
     """
+    ends = _run_ends(reference)
+    if ends is None:
+        return _bucket_count(reference, queries)
+    # 1 + the count at or below each distinct value (and 1 below them all), indexed by 1 + the distinct
+    # values at or below a query.
+    at_most = np.empty(ends.shape[0] + 1, dtype=np.int64)
+    at_most[0] = 1
+    np.add(ends, 2, out=at_most[1:])
+    distinct = reference[ends]
+    if distinct.shape[0] <= _FEW_DISTINCT:
+        return at_most[np.searchsorted(distinct, queries, side="right")]
+    return at_most[_bucket_count(distinct, queries) - 1]
+
+
+def _run_ends(reference: np.ndarray) -> np.ndarray | None:
+    """Index of the last of each run of equal sorted values (``-0.0 == 0.0``); ``None`` when all differ."""
+    differs = reference[1:] != reference[:-1]
+    if differs.all():
+        return None
+    return np.append(np.flatnonzero(differs), reference.shape[0] - 1)
+
+
+def _bucket_count(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """:func:`count_at_most` through the bucket table."""
     m = reference.shape[0]
     lo, hi = float(reference[0]), float(reference[-1])
     n_buckets = 1 << max(10, min(20, int(m).bit_length() + 1))  # about two buckets per value

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from jecs_core._rank import _SCAN, count_at_most
+from jecs_core._rank import _FEW_DISTINCT, _SCAN, _run_ends, count_at_most
 
 
 def reference_count(reference, queries):
@@ -46,3 +46,23 @@ def test_a_single_reference_value_and_a_range_beyond_float64():
     for reference in (np.array([2.5]), np.array([-1.7e308, 1.7e308]), np.array([5e-324, 1e-323])):
         queries = np.array([-np.finfo(float).max, -1.0, 0.0, 2.5, 5e-324, 1e-323, 3.0, np.finfo(float).max])
         np.testing.assert_array_equal(count_at_most(reference, queries), reference_count(reference, queries))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 3 * _FEW_DISTINCT), st.integers(1, 50), st.integers(0, 2**32 - 1))
+def test_tied_reference_values_either_side_of_the_few_distinct_cut(distinct, copies, seed):
+    # Runs of equal values: the count is read where each run ends, after a search among the distinct
+    # values (at most _FEW_DISTINCT of them) or through their bucket table (more).
+    rng = np.random.default_rng(seed)
+    values = np.cumsum(rng.integers(1, 4, distinct)) / 8.0
+    reference = np.sort(np.repeat(values, rng.integers(1, copies + 1, distinct)))
+    queries = np.concatenate([values, values - 1 / 16, values + 1 / 16, [values[0] - 1.0, values[-1] + 1.0]])
+    np.testing.assert_array_equal(count_at_most(reference, queries), reference_count(reference, queries))
+
+
+def test_runs_end_where_the_sorted_values_change_and_zeros_of_both_signs_tie():
+    assert _run_ends(np.array([1.0, 2.0, 3.0])) is None
+    np.testing.assert_array_equal(_run_ends(np.array([-0.0, 0.0, 0.0, 1.0, 2.0, 2.0])), [2, 3, 5])
+    reference = np.array([-1.0, -0.0, 0.0, 0.0, 3.0])
+    queries = np.array([-0.0, 0.0, -1.0, -2.0, 3.0, 5e-324, -5e-324])
+    np.testing.assert_array_equal(count_at_most(reference, queries), reference_count(reference, queries))
