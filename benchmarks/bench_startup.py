@@ -1,4 +1,4 @@
-"""Start-up cost: ``import jecs_core`` and ``jecs --help`` against ``import numpy, pandas``.
+"""Start-up cost: ``import jecs_core``, ``jecs --help`` and two commands' help against ``import numpy, pandas``.
 
 Each measure is a fresh interpreter (``python -c ...``), run interleaved round by
 round with the baseline, so a busy shared machine slows both alike; the printed
@@ -26,6 +26,7 @@ MEASURES = {
     "import jecs_core + first select": "import jecs_core, numpy; jecs_core.select(numpy.full((3, 2), 0.5), alpha=0.1)",
     "jecs --help": "import sys, jecs_cli; sys.argv = ['jecs', '--help']; sys.exit(jecs_cli.main())",
     "jecs select --help": "import sys, jecs_cli; sys.exit(jecs_cli.main(['select', '--help']))",
+    "jecs evaluate --help": "import sys, jecs_cli; sys.exit(jecs_cli.main(['evaluate', '--help']))",
 }
 BASELINE = "import numpy, pandas (baseline)"
 

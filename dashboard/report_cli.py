@@ -9,12 +9,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from jecs_core import DEFAULT_METHOD, METHODS, compare_methods, get_rule, load_scores
+from jecs_core import DEFAULT_METHOD, METHODS, get_rule
 from jecs_core.cli import run as run_cli
 from jecs_core.cli.options import add_rule_options, add_table_options, alpha_arg, rule_options
-from jecs_core.io import check_output_path
-
-from .report import ReportInputs, audit_diagnostics_or_none, build_report
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -35,6 +32,12 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Write the report; bad input raises ValueError / ScoreTableError (one line from ``jecs``)."""
+    # pandas- and plotly-heavy: imported when the command runs, so `jecs report --help` stays quick.
+    from jecs_core import compare_methods, load_scores
+    from jecs_core.io import check_output_path
+
+    from .report import ReportInputs, audit_diagnostics_or_none, build_report
+
     out = check_output_path(args.out, suffixes=(".html",), inputs=(args.scores,), what="--out")
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
     options = rule_options(args)

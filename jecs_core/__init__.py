@@ -37,21 +37,9 @@ _MODULE_OF = {name: module for module, names in _LAZY_NAMES.items() for name in 
 
 
 def __getattr__(name: str):
-    import importlib
+    from ._lazy import attribute
 
-    module = _MODULE_OF.get(name)
-    if module is not None:
-        value = getattr(importlib.import_module(f".{module}", __name__), name)
-    else:
-        # A subpackage or module (jecs_core.evaluate, jecs_core.io, ...) reached as an attribute.
-        try:
-            value = importlib.import_module(f".{name}", __name__)
-        except ModuleNotFoundError as error:
-            if error.name != f"{__name__}.{name}":
-                raise
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    globals()[name] = value  # later look-ups skip this function
-    return value
+    return attribute(__name__, _MODULE_OF, name)
 
 
 def __dir__():

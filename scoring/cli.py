@@ -17,7 +17,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from jecs_core.io import WRITE_SUFFIXES, check_output_path, write_table
+from jecs_core.formats import WRITE_SUFFIXES
 
 from .settings import (
     DEFAULT_CACHE_DIR,
@@ -117,11 +117,15 @@ def _check_output(path: Path | None, option: str, *, inputs) -> None:
         return
     if path.suffix.lower() in WRITE_SUFFIXES and not path.parent.exists():
         path.parent.mkdir(parents=True, exist_ok=True)  # the writer would create it anyway
+    from jecs_core.io import check_output_path  # pandas-heavy: imported when a command runs
+
     check_output_path(path, suffixes=WRITE_SUFFIXES, inputs=inputs, what=option)
 
 
 def _write_table(frame, path: Path) -> None:
     # The core's one writer: atomic, spreadsheet-safe text cells (texts may start with "=").
+    from jecs_core.io import write_table
+
     path.parent.mkdir(parents=True, exist_ok=True)
     write_table(frame, path)
 

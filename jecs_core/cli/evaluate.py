@@ -8,24 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..data import load_scores
-from ..diagnostics import twin_evaluate
 from ..envelope import DEFAULT_LAMBDA_GRID
-from ..evaluate import (
-    DEFAULT_SWEEP_KNNS,
-    DEFAULT_SWEEP_LAMBDAS,
-    DEFAULT_SWEEP_RHOS,
-    evaluate,
-    format_evaluation,
-    format_sweep,
-    format_twin_comparison,
-    methods_taking,
-    sweep_k,
-    sweep_knn,
-    sweep_lambda,
-    sweep_rho,
-)
-from ..io import check_output_path, write_table
+from ..evaluate.defaults import DEFAULT_SWEEP_KNNS, DEFAULT_SWEEP_LAMBDAS, DEFAULT_SWEEP_RHOS, methods_taking
 from ..rules import METHODS
 from .options import add_table_options
 
@@ -100,6 +84,8 @@ def _write(frame, out: str | None, inputs=()) -> None:
     # The one table writer: .csv or .parquet only, atomic, spreadsheet-safe cells, never over an input.
     if not out:
         return
+    from ..io import write_table
+
     path = write_table(frame, out, inputs=inputs)
     print(f"wrote {path} ({len(frame)} rows)")
 
@@ -221,6 +207,12 @@ def _twin_tables(args: argparse.Namespace) -> int:
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
+    # pandas- and scipy-heavy: imported when the command runs, so `jecs evaluate --help` stays quick.
+    from ..data import load_scores
+    from ..diagnostics import twin_evaluate
+    from ..evaluate import evaluate, format_evaluation, format_twin_comparison
+    from ..io import check_output_path
+
     options = _run_options(args)
     twin_tables = _twin_tables(args)  # checked before the protocol runs
     for out in (args.out, args.twin_out, args.per_rep_out):
@@ -264,6 +256,10 @@ def _rho_table_factory(args: argparse.Namespace):
 
 
 def run_sweep(args: argparse.Namespace) -> int:
+    from ..data import load_scores
+    from ..evaluate import format_sweep, sweep_k, sweep_knn, sweep_lambda, sweep_rho
+    from ..io import check_output_path
+
     options = _run_options(args)
     if args.out:
         check_output_path(args.out, inputs=tuple(p for p in [getattr(args, "scores", None)] if p))

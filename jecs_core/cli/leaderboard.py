@@ -8,11 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..data import load_scores
-from ..io import check_output_path, write_table
-from ..leaderboard import leaderboard, lm_eval_samples, load_results, write_lm_eval_samples
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY
-from ..shift.choose import SHIFT_METHODS
+from ..shift.methods import SHIFT_METHODS
 from .options import add_table_options, alpha_arg, lam_arg, positive_int
 
 
@@ -64,6 +61,8 @@ def check_lm_eval_samples_args(args: argparse.Namespace, inputs=(), outputs=()) 
 
     ``outputs`` are the command's other files (written or not yet): the samples file must be none of them.
     """
+    from ..io import check_output_path
+
     path, task = getattr(args, "lm_eval_samples", None), getattr(args, "task", None)
     if path is None and task is None:
         return
@@ -79,6 +78,8 @@ def write_lm_eval_selection(args: argparse.Namespace, item_ids, selected) -> Non
     """Write the selected ids to ``--lm-eval-samples`` when asked, and say so."""
     if getattr(args, "lm_eval_samples", None) is None:
         return
+    from ..leaderboard import lm_eval_samples, write_lm_eval_samples
+
     ids = np.asarray(item_ids)[np.asarray(selected, dtype=bool)]
     path = write_lm_eval_samples(args.lm_eval_samples, ids, task=args.task)
     numeric = all(isinstance(i, int) for i in lm_eval_samples(ids, task=args.task)[args.task.strip()])
@@ -136,6 +137,11 @@ def _covariates(text):
 
 
 def run(args: argparse.Namespace) -> int:
+    # pandas-heavy: imported when the command runs, so `jecs leaderboard --help` stays quick.
+    from ..data import load_scores
+    from ..io import check_output_path, write_table
+    from ..leaderboard import leaderboard, load_results
+
     outputs = [p for p in (args.out, args.pairwise_out) if p]
     for path, what in ((args.out, "--out"), (args.pairwise_out, "--pairwise-out")):
         if path:  # refuse a bad output path before any work

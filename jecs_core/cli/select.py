@@ -9,14 +9,11 @@ import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from ..compare import compare_pvalues
 from ..conformal import table_pvalues
-from ..data import load_scores
-from ..export import check_selection_paths, rule_warnings, selection_metadata, sidecar_path, write_selection_files
 from ..posthoc import post_hoc_line
 from ..posthoc.report import post_hoc_record
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY, Guarantee, get_rule
-from ..shift.choose import SHIFT_METHODS
+from ..shift.methods import SHIFT_METHODS
 from .leaderboard import add_lm_eval_samples_options, check_lm_eval_samples_args, write_lm_eval_selection
 from .options import add_rule_options, add_table_options, alpha_arg, rule_options
 
@@ -187,6 +184,8 @@ def _before_export(method: str) -> tuple[str, ...]:
 
 def _compare(args, table, pvalues, clusters, methods):
     """The rules ``methods`` on the one p-value matrix (one hypothesis per cluster with ``--cluster duplicates``)."""
+    from ..compare import compare_pvalues
+
     if clusters is None:
         return compare_pvalues(pvalues, alpha=args.alpha, methods=methods, models=table.models,
                                contaminated=table.contaminated, **rule_options(args))
@@ -203,6 +202,10 @@ def _with(comparison, more):
 
 
 def run(args: argparse.Namespace) -> int:
+    # pandas-heavy: imported when the command runs, so `jecs select --help` stays quick.
+    from ..data import load_scores
+    from ..export import check_selection_paths, rule_warnings, selection_metadata, sidecar_path, write_selection_files
+
     if args.out:  # refuse a bad output path before any work
         check_selection_paths(args.out, inputs=[args.scores])
     check_lm_eval_samples_args(args, inputs=[args.scores], outputs=[] if not args.out else [args.out, sidecar_path(args.out)])

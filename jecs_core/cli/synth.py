@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ..io import write_table
 from .options import positive_int
 
 
@@ -29,7 +28,9 @@ def register(subparsers) -> None:
 
 
 def write_frame(frame, out: str) -> Path:
-    """Write through the one table writer (``jecs_core.io.write_table``)."""
+    """Write through the one table writer (``jecs_core.io.write_table``; pandas-heavy, imported here)."""
+    from ..io import write_table
+
     return write_table(frame, out)
 
 

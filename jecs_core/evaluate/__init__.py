@@ -12,24 +12,20 @@ Every rule runs through one generic per-repetition path; the batched kernels in
 :data:`ACCELERATORS` are optional and checked bit-identical to it.
 """
 
-from ._params import RuleOptions, methods_taking, rule_options
-from .accelerators import ACCELERATORS
-from .draws import DEFAULT_DRAW_FRACTION, DrawPlan, Draws, draw_plan, draw_subsamples
-from .montecarlo import DEFAULT_ALPHAS, DEFAULT_REPS, Evaluation, evaluate
-from .report import format_evaluation, format_sweep, format_twin_comparison
-from .summary import SE_DDOF, SE_SCOPE_NOTE, SUMMARY_COLUMNS
-from .sweeps import (
-    DEFAULT_SWEEP_ALPHAS,
-    DEFAULT_SWEEP_KNNS,
-    DEFAULT_SWEEP_LAMBDAS,
-    DEFAULT_SWEEP_RHOS,
-    default_ks,
-    sweep_k,
-    sweep_knn,
-    sweep_lambda,
-    sweep_rho,
-    sweep_tables,
-)
+# Public names, by the module that defines them, imported on first use (PEP 562): the command
+# line's parsers read the sweeps' defaults without paying for pandas and the protocol.
+_LAZY_NAMES = {
+    "_params": ("RuleOptions", "rule_options"),
+    "accelerators": ("ACCELERATORS",),
+    "defaults": ("DEFAULT_SWEEP_ALPHAS", "DEFAULT_SWEEP_KNNS", "DEFAULT_SWEEP_LAMBDAS", "DEFAULT_SWEEP_RHOS",
+                 "methods_taking"),
+    "draws": ("DEFAULT_DRAW_FRACTION", "DrawPlan", "Draws", "draw_plan", "draw_subsamples"),
+    "montecarlo": ("DEFAULT_ALPHAS", "DEFAULT_REPS", "Evaluation", "evaluate"),
+    "report": ("format_evaluation", "format_sweep", "format_twin_comparison"),
+    "summary": ("SE_DDOF", "SE_SCOPE_NOTE", "SUMMARY_COLUMNS"),
+    "sweeps": ("default_ks", "sweep_k", "sweep_knn", "sweep_lambda", "sweep_rho", "sweep_tables"),
+}
+_MODULE_OF = {name: module for module, names in _LAZY_NAMES.items() for name in names}
 
 __all__ = [
     "ACCELERATORS", "DEFAULT_ALPHAS", "DEFAULT_DRAW_FRACTION", "DEFAULT_REPS", "SE_DDOF", "SE_SCOPE_NOTE",
@@ -39,3 +35,13 @@ __all__ = [
     "format_twin_comparison", "methods_taking",
     "rule_options", "sweep_k", "sweep_knn", "sweep_lambda", "sweep_rho", "sweep_tables",
 ]
+
+
+def __getattr__(name: str):
+    from .._lazy import attribute
+
+    return attribute(__name__, _MODULE_OF, name)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -104,8 +104,3 @@ def rule_options(**options) -> RuleOptions:
     if unknown:
         raise ValueError(f"unknown rule option(s) {unknown}; declared: {sorted(declared)}")
     return RuleOptions(tuple((name, option.validate(options.get(name))) for name, (option, _) in declared.items()))
-
-
-def methods_taking(option: str) -> tuple[str, ...]:
-    """Rules that take ``option``, plus every finite-sample rule as a reference line (registry order)."""
-    return tuple(name for name, rule in REGISTRY.items() if option in rule.option_names or rule.valid)

@@ -27,16 +27,13 @@ import pandas as pd
 
 from ..envelope import DEFAULT_LAMBDA_GRID
 from . import _params
-from ._params import RuleOptions, methods_taking, rule_options
+from ._params import RuleOptions, rule_options
+from .defaults import DEFAULT_SWEEP_ALPHAS, DEFAULT_SWEEP_KNNS, DEFAULT_SWEEP_LAMBDAS, DEFAULT_SWEEP_RHOS, methods_taking
 from .draws import DEFAULT_DRAW_FRACTION, check_fraction, draw_plan
 from .montecarlo import DEFAULT_REPS
 from .protocol import ProtocolRuns, run_protocol
 from .summary import summary_frame, summary_rows
 
-DEFAULT_SWEEP_LAMBDAS: tuple[float, ...] = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
-DEFAULT_SWEEP_KNNS: tuple[int | None, ...] = (1, 2, 5, 10, 20, None)
-DEFAULT_SWEEP_RHOS: tuple[float, ...] = (0.125, 0.25, 0.5, 0.75)
-DEFAULT_SWEEP_ALPHAS: tuple[float, ...] = (0.1,)
 LEADING_COLUMNS = ("parameter", "setting", "value")
 
 

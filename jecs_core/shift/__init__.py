@@ -18,12 +18,18 @@ offers
 Assumptions and guarantees: ``docs/CALIBRATION-SHIFT.md``.
 """
 
-from ._features import TEXT_FEATURES, text_features
-from .check import ShiftCheck, shift_check
-from .choose import SHIFT_METHODS, ShiftPValues, choose_shift_method, shift_pvalues
-from .residual import ResidualFit, residual_pvalues
-from .table import covariate_columns, parse_covariates, table_shift_check, table_shift_pvalues
-from .weighted import DensityRatio, effective_sample_size, estimate_density_ratio, weighted_pvalues
+# Public names, by the module that defines them, imported on first use (PEP 562): the command
+# line's parsers read SHIFT_METHODS without paying for pandas and the shift check's features.
+_LAZY_NAMES = {
+    "_features": ("TEXT_FEATURES", "text_features"),
+    "check": ("ShiftCheck", "shift_check"),
+    "choose": ("ShiftPValues", "choose_shift_method", "shift_pvalues"),
+    "methods": ("SHIFT_METHODS",),
+    "residual": ("ResidualFit", "residual_pvalues"),
+    "table": ("covariate_columns", "parse_covariates", "table_shift_check", "table_shift_pvalues"),
+    "weighted": ("DensityRatio", "effective_sample_size", "estimate_density_ratio", "weighted_pvalues"),
+}
+_MODULE_OF = {name: module for module, names in _LAZY_NAMES.items() for name in names}
 
 __all__ = [
     "TEXT_FEATURES", "text_features", "ShiftCheck", "shift_check",
@@ -31,3 +37,13 @@ __all__ = [
     "ResidualFit", "residual_pvalues", "covariate_columns", "parse_covariates", "table_shift_check", "table_shift_pvalues",
     "DensityRatio", "effective_sample_size", "estimate_density_ratio", "weighted_pvalues",
 ]
+
+
+def __getattr__(name: str):
+    from .._lazy import attribute
+
+    return attribute(__name__, _MODULE_OF, name)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

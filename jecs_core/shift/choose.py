@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import check_alpha
+from .methods import SHIFT_METHODS
 from .residual import ResidualFit, residual_pvalues
 from .weighted import DensityRatio, estimate_density_ratio, plain_pvalues, weighted_pvalues
 
-SHIFT_METHODS = ("auto", "weighted", "residual", "none")
 DEFAULT_MIN_ESS_FRACTION = 0.5
 DEFAULT_MIN_R2 = 0.1
 DEFAULT_MAX_LACK_OF_FIT = 0.01

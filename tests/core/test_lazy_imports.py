@@ -60,3 +60,25 @@ def test_subpackages_and_unknown_names():
     with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
         jecs_core.no_such_name  # noqa: B018
     from jecs_core import select, table_pvalues  # noqa: F401  (from-imports go through the same hook)
+
+
+@pytest.mark.parametrize("package", ["jecs_core.evaluate", "jecs_core.shift"])
+def test_lazy_subpackages_resolve_every_public_name_to_its_module(package):
+    import importlib
+
+    found = importlib.import_module(package)
+    assert set(found._MODULE_OF) == set(found.__all__)
+    for name, module in found._MODULE_OF.items():
+        assert getattr(found, name) is getattr(importlib.import_module(f"{package}.{module}"), name), name
+    submodule = {"jecs_core.evaluate": "protocol", "jecs_core.shift": "check"}[package]  # reached as an attribute
+    assert getattr(found, submodule).__name__ == f"{package}.{submodule}"
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        found.no_such_name  # noqa: B018
+
+
+def test_the_parsers_constants_load_without_the_evaluator_or_the_shift_methods():
+    out = _fresh("import sys\n"
+                 "from jecs_core.evaluate.defaults import DEFAULT_SWEEP_LAMBDAS, methods_taking\n"
+                 "from jecs_core.shift.methods import SHIFT_METHODS\n"
+                 "print(sorted({'pandas', 'scipy', 'jecs_core.evaluate.montecarlo', 'jecs_core.shift.choose'} & set(sys.modules)))")
+    assert out.strip() == "[]"

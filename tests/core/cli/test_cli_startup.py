@@ -46,6 +46,20 @@ def test_a_core_command_leaves_the_other_layers_alone():
     assert not loaded & {"scoring", "dashboard", "jecs_build", "plotly", "torch"}
 
 
+# Every command's --help is read before any work: it loads the command's parser, not the libraries
+# its handler runs on (pandas and pyarrow alone take a third of a second to import).
+HEAVY = {"pandas", "pyarrow", "scipy", "sklearn", "torch", "transformers", "plotly", "streamlit", "ray"}
+
+
+@pytest.mark.parametrize("command", [("select",), ("leaderboard",), ("evaluate",), ("sweep", "lambda"), ("sweep", "rho"),
+                                     ("synth",), ("score",), ("report",), ("build-sample",)])
+def test_each_commands_help_imports_no_heavy_library(command):
+    if not any(name == command[0] and jecs_cli._installed(module, needs) for name, _, module, needs in jecs_cli.COMMANDS):
+        pytest.skip(f"the layer of `jecs {command[0]}` is not installed here")
+    loaded = _loaded_after(*command, "--help")
+    assert not loaded & HEAVY, sorted(loaded & HEAVY)
+
+
 def test_help_and_errors_still_come_from_argparse(capsys):
     with pytest.raises(SystemExit) as exit_info:
         jecs_cli.main(["--help"])
