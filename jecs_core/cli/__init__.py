@@ -98,19 +98,23 @@ def run(parser: argparse.ArgumentParser, argv=None) -> int:
         _show_warnings(f"{parser.prog} {args.command}", caught)
 
 
+# Warnings the commands print themselves, as (module, class).
+_QUIET = (("jecs_core.selection", "JECSFallbackWarning"), ("jecs_core.leaderboard.board", "LeaderboardWarning"))
+
+
 def _show_warnings(prefix: str, caught) -> None:
     """Each distinct warning once, as one line on stderr (the summary on stdout stays parseable).
 
     Left out: the warnings the commands print themselves (JECS's fallback to JMCS is in the
     fit line; the leaderboard prints its own warnings one line each).
     """
-    from ..leaderboard.board import LeaderboardWarning
-    from ..selection import JECSFallbackWarning
-
+    # Read from the loaded modules, not imported: a warning class can only have been raised if its
+    # module was loaded, and an import here could run inside an import the user just interrupted.
+    quiet = tuple(cls for cls in (getattr(sys.modules.get(module), name, None) for module, name in _QUIET) if cls)
     seen = set()
     for found in caught:
         line = " ".join(str(found.message).split())
-        if issubclass(found.category, (JECSFallbackWarning, LeaderboardWarning)) or line in seen:
+        if issubclass(found.category, quiet) or line in seen:
             continue
         seen.add(line)
         print(f"{prefix}: warning: {line}", file=sys.stderr)

@@ -203,6 +203,9 @@ def _with(comparison, more):
 
 def run(args: argparse.Namespace) -> int:
     # pandas-heavy: imported when the command runs, so `jecs select --help` stays quick.
+    # The side thread's modules too, before it starts: a Ctrl-C landing inside an import both threads
+    # wait on would leave that module's lock held and the side thread blocked on it for ever.
+    from .. import checks, compare  # noqa: F401
     from ..data import load_scores
     from ..export import check_selection_paths, rule_warnings, selection_metadata, sidecar_path, write_selection_files
 

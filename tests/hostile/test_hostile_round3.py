@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -70,6 +71,29 @@ def test_ctrl_c_during_imports_exits_130():
     if proc.returncode == 2:  # the command finished before the signal arrived on a fast machine
         pytest.skip("finished before the interrupt")
     assert proc.returncode == 130 and "Traceback" not in err
+
+
+def test_select_loads_the_side_threads_modules_before_starting_it():
+    # A Ctrl-C inside an import the main thread shares with the side thread leaves that module's lock
+    # held; the side thread then waits on it for ever and the command hangs instead of exiting 130.
+    # So every module the side thread imports is loaded before the thread starts.
+    code = ("import sys, jecs_core.cli.select as cli\n"
+            "from concurrent.futures import ThreadPoolExecutor\n"
+            "seen = []\n"
+            "class Recording(ThreadPoolExecutor):\n"
+            "    def __init__(self, *a, **k):\n"
+            "        seen.append(set(sys.modules)); super().__init__(*a, **k)\n"
+            "cli.ThreadPoolExecutor = Recording\n"
+            "from jecs_cli import main\n"
+            "assert main(['select', sys.argv[1], '--no-diagnostics']) == 0\n"
+            "done = set(sys.modules)\n"
+            "late = sorted(m for m in done - seen[0] if m.startswith('jecs_core.') and not m.startswith('jecs_core.diagnostics'))\n"
+            "print('LATE', late)")
+    sample = Path(__file__).resolve().parents[2] / "sample_data" / "real" / "wiki_smollm2_k8.csv"
+    run = subprocess.run([sys.executable, "-c", code, str(sample)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    late = run.stdout.strip().splitlines()[-1]
+    assert "jecs_core.checks" not in late and "jecs_core.compare" not in late, late
 
 
 def test_nullable_float_with_na_gets_the_missing_value_message():
