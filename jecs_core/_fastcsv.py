@@ -156,17 +156,12 @@ def _column_text(series: pd.Series, plan=None, rows: slice = slice(None)):
 def _plans(pool, series: list, denominator: int | None) -> list:
     """Each column's plan: the shared grid of k / ``denominator`` for a float column wholly on it, else
     :func:`_float_plan` (float columns) or ``None``; the grid's texts are made once, if any column uses it."""
-    def plan(column):
-        if column.dtype != np.float64:
-            return None
-        values = column.to_numpy()
-        return _Grid if denominator and _on_grid(values, denominator) else _float_plan(values)
-
-    plans = list(pool.map(plan, series))
-    if any(p is _Grid for p in plans):
-        grid = _grid_texts(denominator)
-        plans = [grid if p is _Grid else p for p in plans]
-    return plans
+    floats = [column.dtype == np.float64 for column in series]
+    on_grid = list(pool.map(lambda column, is_float: bool(is_float and denominator and _on_grid(column.to_numpy(), denominator)),
+                            series, floats))
+    grid = _grid_texts(denominator) if any(on_grid) else None
+    return list(pool.map(lambda column, is_float, gridded: grid if gridded else _float_plan(column.to_numpy()) if is_float else None,
+                         series, floats, on_grid))
 
 
 def _header_line(columns) -> str:
