@@ -48,6 +48,23 @@ def _aucs(test: np.ndarray, ordered: np.ndarray) -> np.ndarray:
     return out
 
 
+def _aucs_from_pvalues(test: np.ndarray, ordered: np.ndarray, pvalues: np.ndarray) -> np.ndarray:
+    """:func:`_aucs` from the plain conformal p-values: ``p (m + 1) - 1`` is already #{cal <= t}.
+
+    Only the test scores equal to a calibration score need a search (to count the calibration
+    scores equal to them); a test score with none equal counts #{cal < t} = #{cal <= t}.
+    """
+    n, m = test.shape[0], ordered.shape[1]
+    out = np.empty(ordered.shape[0])
+    for k, column in enumerate(ordered):
+        scores = test[:, k]
+        at_most = np.rint(pvalues[:, k] * (m + 1)).astype(np.int64) - 1  # exact: p = (1 + count) / (m + 1)
+        tied = np.flatnonzero((at_most > 0) & (column[np.maximum(at_most - 1, 0)] == scores))
+        equal = at_most[tied] - np.searchsorted(column, scores[tied], side="left")
+        out[k] = (at_most.sum(dtype=np.float64) - 0.5 * equal.sum(dtype=np.float64)) / (n * m)
+    return out
+
+
 @dataclass(frozen=True)
 class DirectionCheck:
     """Per-model AUC of test scores against calibration members, and the models that look reversed.
@@ -90,13 +107,18 @@ class DirectionCheck:
                 "share_pmax_high": self.share_pmax_high}
 
 
-def score_direction(table) -> DirectionCheck:
+def score_direction(table, *, pvalues: np.ndarray | None = None) -> DirectionCheck:
     """Check each model of ``table`` (a :class:`jecs_core.ScoreTable`) for scores that run the other way.
 
     Parameters
     ----------
     table : ScoreTable
         Oriented as loaded (``lower_is_member`` already applied).
+    pvalues : numpy.ndarray, shape (n, K), optional
+        The table's plain conformal p-values (:func:`jecs_core.table_pvalues` without covariates
+        or ``rng``) when the caller has them: each test score's count of calibration scores at or
+        below it is read from them instead of searched for again (a few times faster). Other
+        p-values (randomized, covariate-aware) give wrong counts: leave them out.
 
     Returns
     -------
@@ -112,13 +134,20 @@ def score_direction(table) -> DirectionCheck:
     ('a',)
     """
     n, m = table.n, table.m
+    if pvalues is not None and np.shape(pvalues) != (n, table.K):
+        raise ValueError(f"pvalues must have the table's shape (n, K) = ({n}, {table.K}), got {np.shape(pvalues)}")
     # Copies of a calibration row carry no new information: the standard error counts distinct rows,
     # so heavily duplicated calibration rows do not make a chance excess look significant.
     m = int(row_labels(table.calibration).max()) + 1 if m else 0
     se = np.sqrt((n + m + 1) / (12.0 * n * m)) if n and m else np.inf
     # One model's sorted calibration scores per row: contiguous for the searches and the medians.
     ordered = np.sort(np.ascontiguousarray(table.calibration.T), axis=1) if table.m else np.zeros((table.K, 1))
-    aucs = tuple(float(a) for a in _aucs(table.test, ordered)) if n and table.m else (float("nan"),) * table.K
+    if not (n and table.m):
+        aucs = (float("nan"),) * table.K
+    elif pvalues is None:
+        aucs = tuple(float(a) for a in _aucs(table.test, ordered))
+    else:
+        aucs = tuple(float(a) for a in _aucs_from_pvalues(table.test, ordered, np.asarray(pvalues, dtype=np.float64)))
     flagged = tuple(name for name, auc in zip(table.models, aucs) if auc >= REVERSED_AUC and (auc - 0.5) / se >= REVERSED_Z)
     # Half of each middle value, not their mean: scores near the float limit (1e308) must not overflow to inf.
     width = ordered.shape[1]

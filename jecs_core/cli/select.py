@@ -7,7 +7,7 @@ import dataclasses
 import functools
 import os
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from ..conformal import table_pvalues
 from ..posthoc import post_hoc_line
@@ -127,12 +127,18 @@ def _shifted(args, table):
     return check, shift
 
 
-def _table_checks(table, duplicates=None):
+def _table_checks(table, duplicates, plain_pvalues: Future):
     """The reversed-score check and the table's own warnings (reversed scores, duplicates; a duplicate
-    search already run is reused)."""
-    from ..checks import data_warnings, score_direction  # pandas-heavy: imported when a table is checked
+    search already run is reused).
 
-    direction = score_direction(table)
+    The duplicate search runs first, beside the p-values; the reversed-score check then reads its
+    counts from ``plain_pvalues`` (a future the caller fills with the plain conformal p-values, or
+    with ``None`` when it has none, and the check searches for them itself).
+    """
+    from ..checks import data_warnings, find_duplicates, score_direction  # pandas-heavy: imported when a table is checked
+
+    duplicates = find_duplicates(table) if duplicates is None else duplicates
+    direction = score_direction(table, pvalues=plain_pvalues.result())
     return direction, data_warnings(table, direction=direction, duplicates=duplicates)
 
 
@@ -223,9 +229,15 @@ def run(args: argparse.Namespace) -> int:
         duplicates = find_duplicates(table)
     clusters = None if duplicates is None else duplicates.clusters
     with ThreadPoolExecutor(max_workers=1) as beside:
-        checked = beside.submit(_table_checks, table, duplicates)
-        check, shift = _shifted(args, table)
-        pvalues = table_pvalues(table) if shift is None else shift.pvalues
+        plain = Future()
+        checked = beside.submit(_table_checks, table, duplicates, plain)
+        try:
+            check, shift = _shifted(args, table)
+            pvalues = table_pvalues(table) if shift is None else shift.pvalues
+        except BaseException as exc:  # the checks wait on the p-values: stop them too
+            plain.set_exception(exc)
+            raise
+        plain.set_result(pvalues if shift is None else None)
         # The export waits only on the rules it records.
         comparison = _compare(args, table, pvalues, clusters, _before_export(args.method) if args.out else METHODS)
         rest = tuple(name for name in METHODS if name not in comparison.results)

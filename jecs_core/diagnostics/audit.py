@@ -172,5 +172,5 @@ def audit_diagnostics(table, *, alpha: float = 0.1, lam="auto", knn: int | None 
                               knn=knn, lambda_grid=lambda_grid, workers=workers)
     safe = None if check is None else check.asymptotic_safe
     return AuditDiagnostics(alpha, correlation, tail, band, check, safe, _flags(correlation, tail),
-                            reversed_scores=(score_direction(table) if direction is None else direction).likely_reversed, twin_skipped=skipped)
+                            reversed_scores=(score_direction(table, pvalues=pvalues) if direction is None else direction).likely_reversed, twin_skipped=skipped)
 
