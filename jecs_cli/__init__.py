@@ -76,10 +76,11 @@ def main(argv=None) -> int:
 
 def _main(argv) -> int:
     # The layers are imported here, inside main's KeyboardInterrupt guard, not at module import.
-    from jecs_core.cli import CORE_REGISTRARS, build_parser, run
+    from jecs_core.cli import CORE_REGISTRARS, build_parser, prepare_process, run
 
     argv = sys.argv[1:] if argv is None else list(argv)
     command = next((arg for arg in argv if not arg.startswith("-")), None)
+    prepare_process(command)
     known = {name: (module, needs) for name, _, module, needs in COMMANDS}
     before = argv[:argv.index(command)] if command is not None else argv
     if before and set(before) <= {"-h", "--help", "--version"}:

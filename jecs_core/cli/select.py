@@ -7,15 +7,15 @@ import dataclasses
 import functools
 import os
 import sys
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 from ..conformal import table_pvalues
-from ..posthoc import post_hoc_line
 from ..posthoc.report import post_hoc_record
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY, Guarantee, get_rule
 from ..shift.methods import SHIFT_METHODS
 from .leaderboard import add_lm_eval_samples_options, check_lm_eval_samples_args, write_lm_eval_selection
 from .options import add_rule_options, add_table_options, alpha_arg, rule_options
+from .select_summary import format_summary, post_hoc_summary
 
 # Above this many test items the diagnostics take minutes (the pi0 bootstrap refits n max-p values
 # hundreds of times; the twin check is O(twin tables x n x K)): they run only with --diagnostics, twin check off.
@@ -60,57 +60,6 @@ def register(subparsers) -> None:
     parser.set_defaults(handler=run)
 
 
-def row_label(name: str) -> str:
-    """A rule's label in the summary, marked when it is the default."""
-    return REGISTRY[name].label + (" (default)" if name == DEFAULT_METHOD else "")
-
-
-def _fit_line(name: str, result) -> list[str]:
-    """One labelled line of a rule's alpha-free fit (lambda, k_n, F_fit(lambda), pi0_hat: whichever it has)."""
-    label = REGISTRY[name].label
-    lines = [] if result.fallback_reason is None else [f"{label} fell back to JMCS: {result.fallback_reason}"]
-    rows = result.fit_summary()
-    if rows:
-        lines.append(f"{label} fit: " + "   ".join(f"{row.label} = {row.text}" for row in rows))
-    lines.extend(f"warning: {label}: {note}" for note in result.fit_notes())
-    return lines
-
-
-def _fit_lines(comparison) -> list[str]:
-    """Each rule's fit line, the default rule's first."""
-    order = sorted(comparison.methods, key=lambda name: name != DEFAULT_METHOD)
-    return [line for name in order for line in _fit_line(name, comparison.result(name))]
-
-
-def format_summary(table, comparison) -> str:
-    lines = [
-        f"input: {table.source}",
-        f"n (test) = {table.n}   m (calibration) = {table.m}   K = {table.K}   alpha = {comparison.alpha:g}",
-        *_fit_lines(comparison),
-    ]
-    header = f"{'method':<34}{'selected':>9}"
-    if table.has_labels:
-        header += f"{'GCP':>8}{'power':>8}"
-    lines.append(header)
-    for method in comparison.methods:
-        row = f"{row_label(method):<34}{int(comparison.selected(method).sum()):>9}"
-        found = comparison.metrics(method)
-        if found is not None:
-            flag = " *" if found.gcp > comparison.alpha else ""
-            row += f"{found.gcp:>8.3f}{found.power:>8.3f}{flag}"
-        lines.append(row)
-    if any(found is not None and found.gcp > comparison.alpha for found in map(comparison.metrics, comparison.methods)):
-        lines.append("(* GCP above alpha on this table)")
-    return "\n".join(lines)
-
-
-def _post_hoc_summary(comparison, name: str, recorded: dict) -> str:
-    """Rule ``name``'s post-hoc line from its :func:`~jecs_core.posthoc.report.post_hoc_record` (the one
-    the sidecar holds)."""
-    line = post_hoc_line(int(recorded["max_contaminated"]), int(comparison.selected(name).sum()), delta=recorded["delta"])
-    return f"{row_label(name)}: {line}"
-
-
 def _shifted(args, table):
     """The shift check and covariate-aware p-values when asked for (scikit-learn is imported only then)."""
     if args.covariates is None and not args.shift_check:
@@ -142,12 +91,53 @@ def _table_checks(table, duplicates, plain_pvalues: Future):
     return direction, data_warnings(table, direction=direction, duplicates=duplicates)
 
 
+def _pvalues_beside_checks(args, table, duplicates, beside: ThreadPoolExecutor):
+    """The table's checks started in ``beside``, then the shift check and the p-values here.
+
+    Returns the checks' future, the shift check, the covariate-aware p-values (``None`` for each
+    without ``--covariates``) and the p-values the rules take.
+    """
+    plain = Future()
+    checked = beside.submit(_table_checks, table, duplicates, plain)
+    try:
+        check, shift = _shifted(args, table)
+        pvalues = table_pvalues(table) if shift is None else shift.pvalues
+    except BaseException as exc:  # the checks wait on the p-values: stop them too
+        plain.set_exception(exc)
+        raise
+    plain.set_result(pvalues if shift is None else None)
+    return checked, check, shift, pvalues
+
+
+def _skips_diagnostics(args, table) -> bool:
+    return bool(args.no_diagnostics or (table.n > LARGE_TABLE and not args.diagnostics))
+
+
+def _without_test_scores(table):
+    """``table`` with NaN for its test scores (a broadcast value, no memory) and its own copy of the
+    calibration scores: the block both were read into is then free to go back."""
+    import numpy as np
+
+    return dataclasses.replace(table, test=np.broadcast_to(np.float64(np.nan), table.test.shape),
+                               calibration=table.calibration.copy())
+
+
+def _after_checks(args, table, checked):
+    """``table`` for the export and the tasks beside it: without its test scores once the checks are
+    done, when no diagnostic reads them later (their block, the largest array here, goes back
+    before the export builds its buffers)."""
+    if not _skips_diagnostics(args, table):
+        return table
+    wait([checked])
+    return _without_test_scores(table)
+
+
 def _diagnostics(args, table, pvalues, direction):
     """The label-free audit diagnostics (``None`` when skipped) and one-line notes saying why or what was left out.
 
     ``pvalues`` (the unweighted conformal p-values) and ``direction`` are reused, not recomputed."""
     large = table.n > LARGE_TABLE
-    if args.no_diagnostics or (large and not args.diagnostics):
+    if _skips_diagnostics(args, table):
         notes = [] if args.no_diagnostics else [
             f"note: audit diagnostics skipped above {LARGE_TABLE:,} test items (n = {table.n:,}); --diagnostics runs them "
             "(without the matched-twin check)"]
@@ -229,18 +219,11 @@ def run(args: argparse.Namespace) -> int:
         duplicates = find_duplicates(table)
     clusters = None if duplicates is None else duplicates.clusters
     with ThreadPoolExecutor(max_workers=1) as beside:
-        plain = Future()
-        checked = beside.submit(_table_checks, table, duplicates, plain)
-        try:
-            check, shift = _shifted(args, table)
-            pvalues = table_pvalues(table) if shift is None else shift.pvalues
-        except BaseException as exc:  # the checks wait on the p-values: stop them too
-            plain.set_exception(exc)
-            raise
-        plain.set_result(pvalues if shift is None else None)
+        checked, check, shift, pvalues = _pvalues_beside_checks(args, table, duplicates, beside)
         # The export waits only on the rules it records.
         comparison = _compare(args, table, pvalues, clusters, _before_export(args.method) if args.out else METHODS)
         rest = tuple(name for name in METHODS if name not in comparison.results)
+        table = _after_checks(args, table, checked)
         # The post-hoc bound (the sidecar's and the printed line's) and then the invalid baselines the
         # export does not write (a full sort of every column each; for the printed table only) run
         # beside the export, after the checks.
@@ -278,7 +261,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"cluster: one hypothesis per cluster of duplicated items ({int(clusters.max()) + 1 if len(clusters) else 0} "
               f"clusters among n = {table.n} test items)")
     print(format_summary(table, comparison))
-    print(_post_hoc_summary(comparison, exported, recorded))
+    print(post_hoc_summary(comparison, exported, recorded))
     for block in (check, shift, diagnostics):
         if block is not None:
             print("\n".join(block.lines()))

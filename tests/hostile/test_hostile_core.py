@@ -54,7 +54,7 @@ def test_few_calibration_rows_warn_with_the_smallest_pvalue_and_record_it(tmp_pa
                "finite-sample rules cannot select any item and transformed rules are unsupported; use at least 9 calibration items")
     assert f"jecs select: {warning}\n" in err
     assert warning in json.loads((tmp_path / "sel.json").read_text())["warnings"]
-    from jecs_core.cli.select import row_label
+    from jecs_core.cli.select_summary import row_label
 
     for name, rule in jecs_core.REGISTRY.items():  # a finite-sample rule cannot select at this m
         if rule.valid:

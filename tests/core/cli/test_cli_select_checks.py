@@ -1,9 +1,13 @@
-"""``jecs select``'s table checks beside the p-values: the reversed-score check reuses them, and a
-failure while computing them never leaves the checks' thread waiting."""
+"""``jecs select``'s table checks beside the p-values: the reversed-score check reuses them, a failure
+while computing them never leaves the checks' thread waiting, and once they are done the export
+runs without the test scores (when no diagnostic reads them) and writes the same files."""
 
 from __future__ import annotations
 
+import gc
+import json
 import threading
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -66,3 +70,49 @@ def test_a_failure_in_the_pvalues_stops_the_command_without_leaving_the_checks_w
     assert not worker.is_alive(), "jecs select hung after the p-values failed"
     assert result == [2]
     assert "the p-values failed" in capsys.readouterr().err
+
+
+def _export(tmp_path, name, *extra):
+    out = tmp_path / f"{name}.csv"
+    assert main(["select", str(SAMPLE), "--no-diagnostics", "--method", "all", "--out", str(out), *extra]) == 0
+    record = json.loads(out.with_suffix(".json").read_text())
+    record.pop("created_utc")
+    return out.read_bytes(), record
+
+
+def test_the_export_runs_after_the_test_scores_went_back(tmp_path, monkeypatch):
+    import jecs_core.data as data
+    import jecs_core.export as export
+
+    seen = {}
+    real_load, real_write = data.load_scores, export.write_selection_files
+
+    def load(*args, **kwargs):
+        table = real_load(*args, **kwargs)
+        seen["scores"] = weakref.ref(table.test)
+        return table
+
+    def write(path, table, *args, **kwargs):
+        gc.collect()
+        seen["alive"] = seen["scores"]() is not None
+        seen["nan"] = bool(np.isnan(table.test).all())
+        return real_write(path, table, *args, **kwargs)
+
+    monkeypatch.setattr(data, "load_scores", load)
+    monkeypatch.setattr(export, "write_selection_files", write)
+    _export(tmp_path, "sel")
+    assert seen == {"scores": seen["scores"], "alive": False, "nan": True}
+
+
+def test_without_the_test_scores_the_export_is_the_same(tmp_path, monkeypatch):
+    dropped = _export(tmp_path, "dropped")
+    monkeypatch.setattr(select_cli, "_without_test_scores", lambda table: table)
+    assert _export(tmp_path, "kept") == dropped
+
+
+def test_the_diagnostics_keep_the_test_scores(tmp_path, monkeypatch):
+    def refuse(table):
+        raise AssertionError("the test scores were dropped though the diagnostics read them")
+
+    monkeypatch.setattr(select_cli, "_without_test_scores", refuse)
+    assert main(["select", str(SAMPLE), "--out", str(tmp_path / "d.csv")]) == 0  # n <= 200,000: diagnostics run
