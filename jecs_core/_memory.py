@@ -16,20 +16,37 @@ import sys
 _M_ARENA_MAX = -8  # glibc's mallopt parameter number (malloc.h)
 
 
+def _glibc():
+    """The C library when it is glibc, else ``None`` (another platform, or musl: its malloc differs)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None)
+    except OSError:
+        return None
+    return libc if hasattr(libc, "gnu_get_libc_version") else None
+
+
 def share_one_malloc_arena() -> bool:
     """Limit glibc's malloc to one arena for the threads that have not allocated yet.
 
     A no-op (``False``) off Linux, on another C library, or when the user set ``MALLOC_ARENA_MAX``
     (their setting wins). Call it before starting the threads it should cover.
     """
-    if not sys.platform.startswith("linux") or "MALLOC_ARENA_MAX" in os.environ:
+    if "MALLOC_ARENA_MAX" in os.environ:
         return False
-    import ctypes
+    libc = _glibc()
+    return bool(libc is not None and libc.mallopt(_M_ARENA_MAX, 1))
 
-    try:
-        libc = ctypes.CDLL(None)
-    except OSError:
-        return False
-    if not hasattr(libc, "gnu_get_libc_version"):  # another C library (musl): its mallopt differs
-        return False
-    return bool(libc.mallopt(_M_ARENA_MAX, 1))
+
+def give_back_free_pages() -> bool:
+    """Return the pages of freed malloc blocks to the system (glibc's ``malloc_trim(0)``).
+
+    glibc keeps freed space inside its heaps for reuse and hands back only what sits at a heap's
+    top; between phases that free large temporaries this returns the rest, so the next phase does
+    not start from the last one's high-water mark. A no-op (``False``) off glibc.
+    """
+    libc = _glibc()
+    return bool(libc is not None and libc.malloc_trim(0))

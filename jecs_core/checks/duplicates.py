@@ -91,8 +91,9 @@ def _groups(labels: np.ndarray) -> tuple[int, int, np.ndarray, np.ndarray]:
 def row_labels(values: np.ndarray) -> np.ndarray:
     """One label per row, equal exactly for equal rows (``==``, so -0.0 ties 0.0, as ``np.unique`` ties them).
 
-    A hash of each row, factorized, then checked row by row against its group's first row: the
-    sort of ``np.unique(axis=0)`` runs only if two different rows ever share a hash.
+    A hash of each row, factorized. Rows with distinct hashes are distinct; where some rows share a
+    hash, each row is checked against its group's first row, and the sort of ``np.unique(axis=0)``
+    runs only if two different rows ever share a hash.
     """
     if values.shape[0] == 0:
         return np.empty(0, int)
@@ -100,7 +101,9 @@ def row_labels(values: np.ndarray) -> np.ndarray:
     hashed = np.zeros(values.shape[0], dtype=np.uint64)
     for k in range(values.shape[1]):  # + 0.0 turns -0.0 into 0.0: equal values hash alike
         hashed = hashed * np.uint64(0x100000001B3) ^ pd.util.hash_array(values[:, k] + 0.0)
-    labels = pd.factorize(hashed)[0]
+    labels, distinct = pd.factorize(hashed)
+    if len(distinct) == values.shape[0]:  # no two rows share a hash, so no two rows are equal
+        return labels
     first = np.empty(labels.max() + 1, dtype=np.intp)
     first[labels[::-1]] = np.arange(values.shape[0])[::-1]  # the first row of each label
     at_first = first[labels]

@@ -7,7 +7,7 @@ import dataclasses
 import functools
 import os
 import sys
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from ..conformal import table_pvalues
 from ..posthoc.report import post_hoc_record
@@ -122,14 +122,11 @@ def _without_test_scores(table):
                                calibration=table.calibration.copy())
 
 
-def _after_checks(args, table, checked):
-    """``table`` for the export and the tasks beside it: without its test scores once the checks are
-    done, when no diagnostic reads them later (their block, the largest array here, goes back
-    before the export builds its buffers)."""
-    if not _skips_diagnostics(args, table):
-        return table
-    wait([checked])
-    return _without_test_scores(table)
+def _for_the_rest(args, table):
+    """``table`` as the rules, the export and the tasks beside them take it: without its test scores
+    when no diagnostic reads them later. Only the checks' thread then holds the scores' block (the
+    largest array here), which goes back the moment the checks finish."""
+    return _without_test_scores(table) if _skips_diagnostics(args, table) else table
 
 
 def _diagnostics(args, table, pvalues, direction):
@@ -220,10 +217,10 @@ def run(args: argparse.Namespace) -> int:
     clusters = None if duplicates is None else duplicates.clusters
     with ThreadPoolExecutor(max_workers=1) as beside:
         checked, check, shift, pvalues = _pvalues_beside_checks(args, table, duplicates, beside)
+        table = _for_the_rest(args, table)
         # The export waits only on the rules it records.
         comparison = _compare(args, table, pvalues, clusters, _before_export(args.method) if args.out else METHODS)
         rest = tuple(name for name in METHODS if name not in comparison.results)
-        table = _after_checks(args, table, checked)
         # The post-hoc bound (the sidecar's and the printed line's) and then the invalid baselines the
         # export does not write (a full sort of every column each; for the printed table only) run
         # beside the export, after the checks.

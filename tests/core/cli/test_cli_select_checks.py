@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import json
 import threading
+import time
 import weakref
 from pathlib import Path
 
@@ -80,28 +81,35 @@ def _export(tmp_path, name, *extra):
     return out.read_bytes(), record
 
 
-def test_the_export_runs_after_the_test_scores_went_back(tmp_path, monkeypatch):
+def test_the_test_scores_go_back_once_the_checks_are_done(tmp_path, monkeypatch):
     import jecs_core.data as data
     import jecs_core.export as export
 
     seen = {}
-    real_load, real_write = data.load_scores, export.write_selection_files
+    real_load, real_write, real_record = data.load_scores, export.write_selection_files, export.selection_metadata
 
     def load(*args, **kwargs):
         table = real_load(*args, **kwargs)
         seen["scores"] = weakref.ref(table.test)
         return table
 
-    def write(path, table, *args, **kwargs):
-        gc.collect()
-        seen["alive"] = seen["scores"]() is not None
-        seen["nan"] = bool(np.isnan(table.test).all())
+    def write(path, table, *args, **kwargs):  # the export itself never holds the scores
+        seen["export reads NaN"] = bool(np.isnan(table.test).all())
         return real_write(path, table, *args, **kwargs)
+
+    def record(*args, **kwargs):  # the sidecar is written after the checks finished
+        deadline = time.monotonic() + 30  # the checks' thread lets go of its task just after finishing it
+        while seen["scores"]() is not None and time.monotonic() < deadline:
+            gc.collect()
+            time.sleep(0.01)
+        seen["released"] = seen["scores"]() is None
+        return real_record(*args, **kwargs)
 
     monkeypatch.setattr(data, "load_scores", load)
     monkeypatch.setattr(export, "write_selection_files", write)
+    monkeypatch.setattr(export, "selection_metadata", record)
     _export(tmp_path, "sel")
-    assert seen == {"scores": seen["scores"], "alive": False, "nan": True}
+    assert seen["export reads NaN"] and seen["released"]
 
 
 def test_without_the_test_scores_the_export_is_the_same(tmp_path, monkeypatch):
