@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ._shared_max_p import sharing_max_p
 from ._validation import check_alpha, check_pvalue_matrix
 from .conformal import table_pvalues
 from .data import ScoreTable
@@ -171,12 +172,13 @@ def compare_pvalues(
     options = {"lam": lam, "knn": knn, "lambda_grid": lambda_grid, **options}
     fits = dict(fits or {})
     results = {}
-    for name in names:
-        fit = fits.get(name)
-        if fit is None:
-            rule = REGISTRY[name]
-            fit = rule.prepare(p, **rule.accepted(options))
-        results[name] = fit.select(alpha)
+    with sharing_max_p(p):  # the max-p rules read one max-p vector and one sort of it
+        for name in names:
+            fit = fits.get(name)
+            if fit is None:
+                rule = REGISTRY[name]
+                fit = rule.prepare(p, **rule.accepted(options))
+            results[name] = fit.select(alpha)
     return Comparison(alpha=alpha, models=models, pvalues=p, results=results, contaminated=con)
 
 

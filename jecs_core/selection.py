@@ -198,7 +198,8 @@ def max_p(pvalues) -> np.ndarray:
     return check_pvalue_matrix(pvalues).max(axis=1)
 
 
-def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_LAMBDA_GRID, warn: bool = True) -> JECSFit:
+def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_LAMBDA_GRID, warn: bool = True,
+             sorted_p_max=None) -> JECSFit:
     """Fit the alpha-free part of JECS on max-p values.
 
     Parameters
@@ -214,6 +215,9 @@ def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_L
         Candidate lambdas for ``lam="auto"``.
     warn : bool
         Emit :class:`JECSFallbackWarning` when falling back to JMCS.
+    sorted_p_max : array_like, shape (n,), optional
+        ``p_max`` sorted ascending, when the caller has it (its shape is checked, not its order or
+        values); sorted here otherwise.
 
     Returns
     -------
@@ -228,7 +232,12 @@ def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_L
     if knn is not None and knn > max(p_star.size, 1):
         # k_n is at most the tail size, itself at most n: a larger knn would be clipped silently.
         raise ValueError(f"knn must be at most the number of test items (n = {p_star.size}), got {knn}")
-    ordered = np.sort(p_star)
+    if sorted_p_max is None:
+        ordered = np.sort(p_star)
+    else:
+        ordered = np.asarray(sorted_p_max, dtype=float)
+        if ordered.shape != p_star.shape:
+            raise ValueError(f"sorted_p_max must have p_max's shape {p_star.shape}, got {ordered.shape}")
     if lam == "auto":
         grid = fit_lambda_grid(ordered, lambda_grid, knn)
         mode = "auto"

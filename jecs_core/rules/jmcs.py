@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._shared_max_p import sorted_max_p
 from .._validation import check_alpha
 from ..multitest import StepUpResult, storey_bh
 from ..results import SelectionResult, StepUpLine
@@ -92,8 +93,7 @@ class JMCSFit:
 
 def fit_jmcs(pvalues) -> JMCSFit:
     """Max-p of ``pvalues`` and its sorted copy; ``fit_jmcs(p).select(a)`` equals ``jmcs(p, alpha=a)``."""
-    p_star = max_p(pvalues)
-    return JMCSFit(p_star, np.sort(p_star))
+    return JMCSFit(*sorted_max_p(pvalues))
 
 
 RULE = Rule(

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from .._shared_max_p import sorted_max_p
 from ..envelope import DEFAULT_LAMBDA_GRID
-from ..selection import fit_jecs, jecs, max_p
+from ..selection import fit_jecs, jecs
 from .options import KNN, LAM, LAMBDA_GRID
 from .registry import Guarantee, Rule
 
 
 def _fit(pvalues, *, lam="auto", knn=None, lambda_grid=DEFAULT_LAMBDA_GRID):
-    return fit_jecs(max_p(pvalues), lam=lam, knn=knn, lambda_grid=lambda_grid)
+    p_max, ordered = sorted_max_p(pvalues)
+    return fit_jecs(p_max, lam=lam, knn=knn, lambda_grid=lambda_grid, sorted_p_max=ordered)
 
 
 RULE = Rule(

@@ -45,7 +45,8 @@ from typing import ClassVar
 import numpy as np
 
 from .._binomial import binom_pmf, binom_sf  # scipy.stats' kernels, without its import time
-from .._validation import check_alpha, check_fixed_lam, check_pvalue_matrix
+from .._shared_max_p import sorted_max_p
+from .._validation import check_alpha, check_fixed_lam
 from ..multitest import step_up_mask, step_up_sorted
 from ..results import FitRow, SelectionResult, StepUpLine
 from .options import STOREY_LAM
@@ -172,9 +173,8 @@ def fit_storey_maxp(pvalues, *, lam=DEFAULT_LAMBDA) -> StoreyMaxPFit:
         Fixed threshold in (0, 1); ``"auto"`` means 0.5.
     """
     lam = _check_lam(lam)
-    p_star = check_pvalue_matrix(pvalues).max(axis=1)
+    p_star, ordered = sorted_max_p(pvalues)
     n = p_star.shape[0]
-    ordered = np.sort(p_star)
     m_tail = n - int(np.searchsorted(ordered, lam, side="right"))
     raw = (1 + m_tail) / (max(n, 1) * (1 - lam))
     pi0 = cap_correction(n, lam) * min(raw, 1.0 / cap_level(n))

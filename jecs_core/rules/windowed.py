@@ -51,7 +51,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._validation import check_alpha, check_fixed_lam, check_lam, check_pvalue_matrix
+from .._shared_max_p import sorted_max_p
+from .._validation import check_alpha, check_fixed_lam, check_lam
 from ..multitest import step_up_mask
 from ..results import FitRow, SelectionResult, StepUpLine
 from .options import Option
@@ -219,8 +220,7 @@ def fit_windowed(pvalues, *, lam=DEFAULT_LAMBDA) -> WindowedFit:
         (choosing lambda from the data would void the guarantee).
     """
     lam = _check_lam(lam)
-    p_star = check_pvalue_matrix(pvalues).max(axis=1)
-    ordered = np.sort(p_star)
+    p_star, ordered = sorted_max_p(pvalues)
     v, parts = window_inverse_density(ordered, lam)
     return WindowedFit(p_star, ordered, lam, float(v), parts)
 
