@@ -94,8 +94,8 @@ def _table_checks(table, duplicates, plain_pvalues: Future):
 def _pvalues_beside_checks(args, table, duplicates, beside: ThreadPoolExecutor):
     """The table's checks started in ``beside``, then the shift check and the p-values here.
 
-    Returns the checks' future, the shift check, the covariate-aware p-values (``None`` for each
-    without ``--covariates``) and the p-values the rules take.
+    Returns the checks' future, the shift check (``None`` unless asked for), the covariate-aware
+    p-values (``None`` without ``--covariates``) and the p-values the rules take.
     """
     plain = Future()
     checked = beside.submit(_table_checks, table, duplicates, plain)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -68,3 +69,17 @@ def test_only_select_asks_for_one_arena(monkeypatch, command, expected):
     monkeypatch.setattr(memory, "share_one_malloc_arena", lambda: calls.append(1) or True)
     prepare_process(command)
     assert len(calls) == expected
+
+
+@pytest.mark.parametrize("argv, expected", [(["select", "missing.csv"], ["select"]), (["--version"], [None])])
+def test_both_entry_points_prepare_the_process_for_their_command(monkeypatch, argv, expected):
+    import jecs_cli
+    import jecs_core.cli as core_cli
+
+    for main in (jecs_cli.main, core_cli.main):
+        seen = []
+        monkeypatch.setattr(core_cli, "prepare_process", seen.append)
+        with pytest.raises(SystemExit) if argv == ["--version"] else contextlib.nullcontext():
+            main(argv)
+        assert seen[:1] == expected, main.__module__
+
