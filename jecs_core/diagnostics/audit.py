@@ -142,8 +142,9 @@ def audit_diagnostics(table, *, alpha: float = 0.1, lam="auto", knn: int | None 
     workers : int, optional
         Threads of the twin check; default every core (the numbers do not depend on it).
     pvalues : numpy.ndarray, shape (n, K), optional
-        The table's conformal p-values (:func:`jecs_core.table_pvalues`) when the caller has them
-        already; computed here otherwise.
+        The table's plain conformal p-values (:func:`jecs_core.table_pvalues` without covariates or
+        ``rng``) when the caller has them already; computed here otherwise. The reversed-score
+        check reads its counts from them too.
     direction : DirectionCheck, optional
         The table's reversed-score check (:func:`jecs_core.checks.score_direction`), likewise.
 
