@@ -43,8 +43,9 @@ print('PEAK', peak, file=sys.stderr)
 """
 
 JECS = """
-import jecs_cli
-code = jecs_cli.main(["select", {src!r}, "--out", {out!r}, "--no-diagnostics"])
+import sys, jecs_cli
+sys.argv = ["jecs", "select", {src!r}, "--out", {out!r}, "--no-diagnostics"]
+code = jecs_cli.main()  # as the console script runs it
 """
 
 MINIMAL = """

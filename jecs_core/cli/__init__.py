@@ -123,6 +123,10 @@ def _show_warnings(prefix: str, caught) -> None:
 def prepare_process(command: str | None) -> None:
     """Process-wide settings for ``command``, applied before any import starts a thread.
 
+    Both entry points call it only when they run as the program (``jecs ...``, ``python -m
+    jecs_core ...``: ``main()`` without an argument list), never inside a host program that calls
+    ``main(argv)``.
+
     ``select`` runs its p-values, table checks and export in threads that allocate few, large
     blocks: one malloc arena for all of them lowers its peak memory (:mod:`jecs_core._memory`).
     Other commands keep the C library's default (torch's many small allocations, for one, would
@@ -136,6 +140,7 @@ def prepare_process(command: str | None) -> None:
 
 def main(argv=None) -> int:
     """The core's commands alone (``python -m jecs_core``); the full CLI is :func:`jecs_cli.main`."""
-    argv = sys.argv[1:] if argv is None else list(argv)
-    prepare_process(next((arg for arg in argv if not arg.startswith("-")), None))
+    if argv is None:  # run as the program; a host program calling main(list) keeps its own process settings
+        argv = sys.argv[1:]
+        prepare_process(next((arg for arg in argv if not arg.startswith("-")), None))
     return run(build_parser(), argv)

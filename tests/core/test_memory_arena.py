@@ -72,14 +72,25 @@ def test_only_select_asks_for_one_arena(monkeypatch, command, expected):
 
 
 @pytest.mark.parametrize("argv, expected", [(["select", "missing.csv"], ["select"]), (["--version"], [None])])
-def test_both_entry_points_prepare_the_process_for_their_command(monkeypatch, argv, expected):
+def test_both_entry_points_prepare_the_process_when_run_as_the_program(monkeypatch, argv, expected):
     import jecs_cli
     import jecs_core.cli as core_cli
 
     for main in (jecs_cli.main, core_cli.main):
         seen = []
         monkeypatch.setattr(core_cli, "prepare_process", seen.append)
+        monkeypatch.setattr(sys, "argv", ["jecs", *argv])
         with pytest.raises(SystemExit) if argv == ["--version"] else contextlib.nullcontext():
-            main(argv)
-        assert seen[:1] == expected, main.__module__
+            main()
+        assert seen == expected, main.__module__
 
+
+def test_a_host_program_calling_main_keeps_its_process_settings(monkeypatch):
+    import jecs_cli
+    import jecs_core.cli as core_cli
+
+    for main in (jecs_cli.main, core_cli.main):
+        seen = []
+        monkeypatch.setattr(core_cli, "prepare_process", seen.append)
+        assert main(["select", "missing.csv"]) == 2
+        assert seen == [], main.__module__
