@@ -76,11 +76,11 @@ def main(argv=None) -> int:
 
 def _main(argv) -> int:
     # The layers are imported here, inside main's KeyboardInterrupt guard, not at module import.
-    from jecs_core.cli import CORE_REGISTRARS, build_parser, prepare_process, run
+    from jecs_core.cli import CORE_REGISTRARS, build_parser, command_in, prepare_process, run
 
     run_as_program = argv is None  # a host program calling main(list) keeps its own process settings
     argv = sys.argv[1:] if argv is None else list(argv)
-    command = next((arg for arg in argv if not arg.startswith("-")), None)
+    command = command_in(argv)
     if run_as_program:
         prepare_process(command)
     known = {name: (module, needs) for name, _, module, needs in COMMANDS}

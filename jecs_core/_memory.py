@@ -40,13 +40,3 @@ def share_one_malloc_arena() -> bool:
     libc = _glibc()
     return bool(libc is not None and libc.mallopt(_M_ARENA_MAX, 1))
 
-
-def give_back_free_pages() -> bool:
-    """Return the pages of freed malloc blocks to the system (glibc's ``malloc_trim(0)``).
-
-    glibc keeps freed space inside its heaps for reuse and hands back only what sits at a heap's
-    top; between phases that free large temporaries this returns the rest, so the next phase does
-    not start from the last one's high-water mark. A no-op (``False``) off glibc.
-    """
-    libc = _glibc()
-    return bool(libc is not None and libc.malloc_trim(0))

@@ -14,7 +14,7 @@ from contextvars import ContextVar
 
 import numpy as np
 
-from ._validation import check_pvalue_matrix
+from .selection import max_p
 
 # [matrix, (p_max, sorted) or None] while a block shares; per thread and per task, as a ContextVar is.
 _SHARED: ContextVar[list | None] = ContextVar("jecs_shared_max_p", default=None)
@@ -45,7 +45,7 @@ def sorted_max_p(pvalues) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _computed(pvalues) -> tuple[np.ndarray, np.ndarray]:
-    p_max = check_pvalue_matrix(pvalues).max(axis=1)
+    p_max = max_p(pvalues)
     ordered = np.sort(p_max)
     p_max.flags.writeable = False
     ordered.flags.writeable = False

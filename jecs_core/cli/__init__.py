@@ -120,6 +120,11 @@ def _show_warnings(prefix: str, caught) -> None:
         print(f"{prefix}: warning: {line}", file=sys.stderr)
 
 
+def command_in(argv) -> str | None:
+    """The command word of ``argv``: its first argument that is not an option."""
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
 def prepare_process(command: str | None) -> None:
     """Process-wide settings for ``command``, applied before any import starts a thread.
 
@@ -142,5 +147,5 @@ def main(argv=None) -> int:
     """The core's commands alone (``python -m jecs_core``); the full CLI is :func:`jecs_cli.main`."""
     if argv is None:  # run as the program; a host program calling main(list) keeps its own process settings
         argv = sys.argv[1:]
-        prepare_process(next((arg for arg in argv if not arg.startswith("-")), None))
+        prepare_process(command_in(argv))
     return run(build_parser(), argv)
