@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._rank import count_at_most
+from ._rank import BLOCK_ROWS, at_most_counter
 from ._validation import check_score_matrix
 
 # Below this many test cells the thread pool costs more than it saves (decided by
@@ -85,8 +85,11 @@ def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generat
         ordered, target = np.sort(cal[:, k]), out[:, k]
         if rng is None:
             # A bucket table answers most look-ups without a binary search (jecs_core._rank);
-            # (1 + c) / (m + 1) is one division pass, rounded as the formula is.
-            np.divide(count_at_most(ordered, test[:, k]), m + 1, out=target)
+            # (1 + c) / (m + 1) is one division, rounded as the formula is. Row blocks keep the
+            # look-up's buffers in cache and out of the peak memory.
+            count, scores = at_most_counter(ordered), test[:, k]
+            for start in range(0, n, BLOCK_ROWS):
+                np.divide(count(scores[start: start + BLOCK_ROWS]), m + 1, out=target[start: start + BLOCK_ROWS])
             return
         # Both counts by binary search on order-preserving int64 keys (integer comparisons are
         # cheaper than numpy's NaN-aware float ones).  A leading key below every score makes

@@ -22,7 +22,15 @@ _SHARED: ContextVar[list | None] = ContextVar("jecs_shared_max_p", default=None)
 
 @contextmanager
 def sharing_max_p(pvalues):
-    """Within the block, :func:`sorted_max_p` of this very array (``is``, not equal values) is computed once."""
+    """Within the block, :func:`sorted_max_p` of this very array (``is``, not equal values) is computed once.
+
+    A block inside another one on the same array shares the outer block's vectors. A thread started
+    with a copy of the context (``contextvars.copy_context().run``) shares them too.
+    """
+    shared = _SHARED.get()
+    if shared is not None and shared[0] is pvalues:
+        yield
+        return
     token = _SHARED.set([pvalues, None])
     try:
         yield
@@ -42,6 +50,13 @@ def sorted_max_p(pvalues) -> tuple[np.ndarray, np.ndarray]:
     if shared[1] is None:
         shared[1] = _computed(pvalues)
     return shared[1]
+
+
+def shared_p_max(pvalues) -> np.ndarray | None:
+    """The read-only max-p vector of ``pvalues`` when a :func:`sharing_max_p` block holds this very
+    array, else ``None`` (the caller takes its own maximum: no sort it does not need)."""
+    shared = _SHARED.get()
+    return None if shared is None or shared[0] is not pvalues else sorted_max_p(pvalues)[0]
 
 
 def _computed(pvalues) -> tuple[np.ndarray, np.ndarray]:

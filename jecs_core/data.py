@@ -103,7 +103,8 @@ class ScoreTable:
     @property
     def contaminated(self) -> np.ndarray | None:
         """Test items that are members of at least one model (None without labels)."""
-        return None if self.test_members is None else self.test_members.astype(bool).any(axis=1)
+        # any() on the int8 labels reduces through a small buffer (astype(bool) would copy the whole block).
+        return None if self.test_members is None else np.any(self.test_members, axis=1)
 
     def warnings(self, alpha: float) -> list[str]:
         """One-line warnings about this table at level ``alpha`` (see :func:`jecs_core.contract.calibration_warnings`)."""

@@ -22,6 +22,8 @@ SHINGLE = 5
 NEAR_MAX_TEXTS = 50_000
 # Calibration rows: warn when at least this share of them repeat an earlier row.
 CALIBRATION_COPY_SHARE = 0.2
+# Rows hashed together: a few column-sized buffers would otherwise sit beside the table's scores.
+_HASH_ROWS = 1 << 16
 MISSING_EXTRA = "note: near-duplicate texts not checked: install the 'text' extra (pip install 'jecs[text]', datasketch)"
 
 
@@ -79,7 +81,7 @@ class DuplicateReport:
 
 def _groups(labels: np.ndarray) -> tuple[int, int, np.ndarray, np.ndarray]:
     """Groups of size >= 2 among ``labels``: (count, rows in them, edge sources, edge targets)."""
-    if labels.size == 0:
+    if labels.size == 0 or labels.max() + 1 == labels.size:  # labels 0..L-1: L = size means no group
         return 0, 0, np.empty(0, int), np.empty(0, int)
     counts = np.bincount(labels)
     inside = counts[labels] > 1
@@ -95,15 +97,21 @@ def row_labels(values: np.ndarray) -> np.ndarray:
     hash, each row is checked against its group's first row, and the sort of ``np.unique(axis=0)``
     runs only if two different rows ever share a hash.
     """
-    if values.shape[0] == 0:
+    n = values.shape[0]
+    if n == 0:
         return np.empty(0, int)
-    # A column at a time: a copy of the whole block would double the table's scores in memory.
-    hashed = np.zeros(values.shape[0], dtype=np.uint64)
-    for k in range(values.shape[1]):  # + 0.0 turns -0.0 into 0.0: equal values hash alike
-        hashed = hashed * np.uint64(0x100000001B3) ^ pd.util.hash_array(values[:, k] + 0.0)
+    # A block of rows at a time, a column at a time: the buffers stay small beside the table's scores.
+    hashed = np.zeros(n, dtype=np.uint64)
+    for start in range(0, n, _HASH_ROWS):
+        block, into = values[start: start + _HASH_ROWS], hashed[start: start + _HASH_ROWS]
+        for k in range(values.shape[1]):  # + 0.0 turns -0.0 into 0.0: equal values hash alike
+            into *= np.uint64(0x100000001B3)
+            into ^= pd.util.hash_array(block[:, k] + 0.0)
+    ordered = np.sort(hashed)
+    if (ordered[1:] != ordered[:-1]).all():  # no two rows share a hash, so no two rows are equal
+        return np.arange(n)  # the labels factorize gives distinct values: their order of appearance
+    del ordered
     labels, distinct = pd.factorize(hashed)
-    if len(distinct) == values.shape[0]:  # no two rows share a hash, so no two rows are equal
-        return labels
     first = np.empty(labels.max() + 1, dtype=np.intp)
     first[labels[::-1]] = np.arange(values.shape[0])[::-1]  # the first row of each label
     at_first = first[labels]

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import contextvars
 import dataclasses
 import functools
 import os
 import sys
+from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from .._shared_max_p import sharing_max_p
 from ..conformal import table_pvalues
 from ..posthoc.report import post_hoc_record
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY, Guarantee, get_rule
@@ -122,11 +126,18 @@ def _without_test_scores(table):
                                calibration=table.calibration.copy())
 
 
-def _for_the_rest(args, table):
+def _for_the_rest(args, table, checked: Future):
     """``table`` as the rules, the export and the tasks beside them take it: without its test scores
-    when no diagnostic reads them later. Only the checks' thread then holds the scores' block (the
-    largest array here), which goes back the moment the checks finish."""
-    return _without_test_scores(table) if _skips_diagnostics(args, table) else table
+    when no diagnostic reads them later.
+
+    The checks (``checked``), the scores' last readers, are waited for first, so that the scores'
+    block (the largest array here) goes back before the rules allocate beside it: a few tenths of a
+    second for a lower peak.
+    """
+    if not _skips_diagnostics(args, table):
+        return table
+    futures.wait([checked])
+    return _without_test_scores(table)
 
 
 def _diagnostics(args, table, pvalues, direction):
@@ -215,9 +226,12 @@ def run(args: argparse.Namespace) -> int:
 
         duplicates = find_duplicates(table)
     clusters = None if duplicates is None else duplicates.clusters
-    with ThreadPoolExecutor(max_workers=1) as beside:
+    with ThreadPoolExecutor(max_workers=1) as beside, contextlib.ExitStack() as scope:
         checked, check, shift, pvalues = _pvalues_beside_checks(args, table, duplicates, beside)
-        table = _for_the_rest(args, table)
+        # The rules, the export's p_max column and the post-hoc bound (its thread gets a copy of this
+        # context) read one max-p vector and one sort of it.
+        scope.enter_context(sharing_max_p(pvalues))
+        table = _for_the_rest(args, table, checked)
         # The export waits only on the rules it records.
         comparison = _compare(args, table, pvalues, clusters, _before_export(args.method) if args.out else METHODS)
         rest = tuple(name for name in METHODS if name not in comparison.results)
@@ -225,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
         # export does not write (a full sort of every column each; for the printed table only) run
         # beside the export, after the checks.
         exported = DEFAULT_METHOD if args.method == "all" else args.method  # its line and sidecar carry the bound
-        post_hoc = beside.submit(post_hoc_record, comparison.pvalues, comparison.selected(exported),
+        post_hoc = beside.submit(contextvars.copy_context().run, post_hoc_record, comparison.pvalues, comparison.selected(exported),
                                  delta=args.post_hoc_delta, calibration_size=table.m)
         later = beside.submit(_compare, args, table, pvalues, clusters, rest) if rest else None
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._shared_max_p import sorted_max_p
 from .._validation import check_fraction, check_positive_int, check_pvalue_matrix
 from .closed_simes import hommel_h, max_null, top_set_max_null, u_index
 from .urn import grid_index, urn_max_null, urn_template, urn_top_sets
@@ -136,14 +137,14 @@ def fit_post_hoc(pvalues, *, delta: float = 0.1, calibration_size: int | None = 
     2
     """
     delta = check_delta(delta)
-    p_max = max_p_vector(pvalues)
+    # The rules' max-p and its sort when fitted together with them (jecs_core._shared_max_p).
+    p_max, sorted_p = sorted_max_p(pvalues)
     m = None if calibration_size is None else check_positive_int(calibration_size, "calibration_size")
     grid = None if m is None else grid_index(p_max, m)
     if grid is not None and (grid.size == 0 or grid.min() < 1):
         grid = None  # a p-value of 0 is not a conformal p-value; an empty table needs no urn
     # Steps and grid indices are nondecreasing in p, so the sorted values give their sorted copies
     # without an argsort.
-    sorted_p = np.sort(p_max)
     simes_delta = delta if grid is None else delta / 2
     h = hommel_h(sorted_p, simes_delta)
     steps = u_index(p_max, h=h, delta=simes_delta)

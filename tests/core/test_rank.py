@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from jecs_core._rank import _FEW_DISTINCT, _SCAN, _run_ends, count_at_most
+import jecs_core._rank as rank
+from jecs_core._rank import _FEW_DISTINCT, _SCAN, BLOCK_ROWS, _run_ends, at_most_counter, count_at_most
+
+
+@contextlib.contextmanager
+def block_rows(rows):
+    """count_at_most with its row blocks ``rows`` long (hypothesis cannot take pytest's monkeypatch)."""
+    kept, rank.BLOCK_ROWS = rank.BLOCK_ROWS, rows
+    try:
+        yield
+    finally:
+        rank.BLOCK_ROWS = kept
 
 
 def reference_count(reference, queries):
@@ -65,4 +78,30 @@ def test_runs_end_where_the_sorted_values_change_and_zeros_of_both_signs_tie():
     np.testing.assert_array_equal(_run_ends(np.array([-0.0, 0.0, 0.0, 1.0, 2.0, 2.0])), [2, 3, 5])
     reference = np.array([-1.0, -0.0, 0.0, 0.0, 3.0])
     queries = np.array([-0.0, 0.0, -1.0, -2.0, 3.0, 5e-324, -5e-324])
+    np.testing.assert_array_equal(count_at_most(reference, queries), reference_count(reference, queries))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 300), st.integers(1, 7), st.sampled_from([None, 0, 1]),
+       st.integers(0, 2**32 - 1))
+def test_blocks_of_queries_count_as_one_call(m, n, block, rounding, seed):
+    # Row blocks of any size, a last block cut short, tied and untied references: the same counts.
+    rng = np.random.default_rng(seed)
+    reference = rng.standard_normal(m) * 2
+    queries = rng.standard_normal(n) * 3
+    if rounding is not None:
+        reference, queries = np.round(reference, rounding), np.round(queries, rounding)
+    reference = np.sort(reference)
+    with block_rows(block):
+        np.testing.assert_array_equal(count_at_most(reference, queries), reference_count(reference, queries))
+    count = at_most_counter(reference)
+    parts = [count(queries[i: i + block]) for i in range(0, n, block)]
+    np.testing.assert_array_equal(np.concatenate(parts) if parts else np.empty(0, np.int64),
+                                  reference_count(reference, queries))
+
+
+def test_a_column_longer_than_one_block():
+    rng = np.random.default_rng(5)
+    reference = np.sort(rng.standard_normal(2_000))
+    queries = rng.standard_normal(2 * BLOCK_ROWS + 17)[::-1]  # a negative stride across blocks
     np.testing.assert_array_equal(count_at_most(reference, queries), reference_count(reference, queries))

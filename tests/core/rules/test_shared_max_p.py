@@ -67,3 +67,27 @@ def test_fit_jecs_checks_the_sorted_copy_it_is_given():
         fit_jecs(p_max, sorted_p_max=p_max[:-1])
     given_sorted = fit_jecs(p_max[::-1], sorted_p_max=p_max)
     assert given_sorted.select(0.1).n_selected == fit_jecs(p_max[::-1]).select(0.1).n_selected
+
+
+def test_an_inner_block_a_copied_context_the_comparison_and_the_post_hoc_fit_share_the_outer_vectors():
+    import contextvars
+    from concurrent.futures import ThreadPoolExecutor
+
+    from jecs_core._shared_max_p import shared_p_max
+    from jecs_core.posthoc import fit_post_hoc
+
+    p = _pvalues(2, 400, 3, 101)
+    assert shared_p_max(p) is None
+    with sharing_max_p(p):
+        comparison = compare_pvalues(p, alpha=0.1, methods=("storey-maxp", "jmcs"))  # its own block joins this one
+        p_max, ordered = sorted_max_p(p)
+        assert comparison.result("jmcs").p_max is p_max and comparison.p_max is p_max
+        with ThreadPoolExecutor(1) as other:
+            fit = other.submit(contextvars.copy_context().run, fit_post_hoc, p, delta=0.1).result()
+            plain = other.submit(fit_post_hoc, p, delta=0.1).result()  # no copied context: its own vectors
+    assert fit.p_max is p_max and plain.p_max is not p_max
+    np.testing.assert_array_equal(plain.p_max, p_max)
+    assert fit.bound(p_max < 0.05) == plain.bound(p_max < 0.05)
+    outside = comparison.p_max  # after the block: a fresh, writable maximum
+    assert outside is not p_max and outside.flags.writeable
+    np.testing.assert_array_equal(outside, p.max(axis=1))
