@@ -1,8 +1,9 @@
 """The step-up's ``r*`` without sorting a whole column.
 
 ``r* = max{r : p_(r) <= alpha r / (pi0 n)}`` needs the ranks only near the crossing. The
-values that can pass (at most ``alpha / pi0``) are put in as many equal-width buckets as there
-are such values; one ``bincount`` gives every bucket's last rank. A value in bucket ``b`` has a
+values that can pass (at most ``alpha / pi0``) are put in equal-width buckets, about eight values
+to a bucket (so that the per-bucket arrays stay small beside the values); one ``bincount`` gives
+every bucket's last rank. A value in bucket ``b`` has a
 rank at most that bucket's last rank and is at least the bucket's lower edge, so a bucket whose
 lower edge lies above ``alpha * last_rank / (pi0 n)`` holds no passing value. Only the values of
 the highest buckets that may pass are sorted, and the exact step-up test runs on them with their
@@ -19,6 +20,8 @@ _SORT_BELOW = 4096
 # Lower edges are shrunk by this factor: the bucket of ``v`` is floor(v * scale) in floating
 # point, which may round up by an ulp, so the true lower edge can sit a hair below b / scale.
 _EDGE_SLACK = 1.0 - 1e-9
+# Candidate values per bucket, on average.
+_PER_BUCKET = 8
 
 
 def _last_pass(ordered: np.ndarray, first_rank: int, alpha: float, pi0: float, n: int) -> tuple[int, float]:
@@ -45,12 +48,13 @@ def step_up_rank(values: np.ndarray, alpha: float, pi0: float) -> tuple[int, flo
     count = candidates.shape[0]
     if count < _SORT_BELOW or top <= 0.0:
         return _last_pass(np.sort(candidates), 0, alpha, pi0, n)
-    scale = count / top
+    n_buckets = count // _PER_BUCKET
+    scale = n_buckets / top
     buckets = (candidates * scale).astype(np.int64)
-    np.minimum(buckets, count - 1, out=buckets)  # v == top lands in bucket `count`: fold it into the last
-    sizes = np.bincount(buckets, minlength=count)
+    np.minimum(buckets, n_buckets - 1, out=buckets)  # v == top lands in bucket `n_buckets`: fold it into the last
+    sizes = np.bincount(buckets, minlength=n_buckets)
     last_rank = np.cumsum(sizes)
-    edges = np.arange(count, dtype=np.float64) / scale * _EDGE_SLACK
+    edges = np.arange(n_buckets, dtype=np.float64) / scale * _EDGE_SLACK
     may_pass = np.flatnonzero((sizes > 0) & (edges <= alpha * last_rank / (pi0 * n)))
     rank_before = (last_rank - sizes)[may_pass]
     # Walk down from the highest bucket that may pass, sorting about `budget` values at a time.

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._rank import count_at_most
+from .._rank import BLOCK_ROWS, count_at_most
 from .duplicates import row_labels
 
 # Calibration sizes from which the bucket table beats two binary searches per test score.
@@ -55,14 +55,16 @@ def _aucs_from_pvalues(test: np.ndarray, ordered: np.ndarray, pvalues: np.ndarra
     scores equal to them); a test score with none equal counts #{cal < t} = #{cal <= t}.
     """
     n, m = test.shape[0], ordered.shape[1]
-    out = np.empty(ordered.shape[0])
-    for k, column in enumerate(ordered):
-        scores = test[:, k]
-        at_most = np.rint(pvalues[:, k] * (m + 1)).astype(np.int64) - 1  # exact: p = (1 + count) / (m + 1)
-        tied = np.flatnonzero((at_most > 0) & (column[np.maximum(at_most - 1, 0)] == scores))
-        equal = at_most[tied] - np.searchsorted(column, scores[tied], side="left")
-        out[k] = (at_most.sum(dtype=np.float64) - 0.5 * equal.sum(dtype=np.float64)) / (n * m)
-    return out
+    out = np.zeros(ordered.shape[0])
+    for start in range(0, n, BLOCK_ROWS):  # row blocks: small buffers beside the scores and p-values
+        rows = slice(start, start + BLOCK_ROWS)
+        for k, column in enumerate(ordered):
+            scores = test[rows, k]
+            at_most = np.rint(pvalues[rows, k] * (m + 1)).astype(np.int64) - 1  # exact: p = (1 + count) / (m + 1)
+            tied = np.flatnonzero((at_most > 0) & (column[np.maximum(at_most - 1, 0)] == scores))
+            equal = at_most[tied] - np.searchsorted(column, scores[tied], side="left")
+            out[k] += at_most.sum(dtype=np.float64) - 0.5 * equal.sum(dtype=np.float64)
+    return out / (n * m)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from jecs_core.posthoc import fit_post_hoc, post_hoc_bound
 from jecs_core.posthoc.closed_simes import max_null
-from jecs_core.posthoc.urn import draw_counts, grid_levels, urn_max_null, urn_template, urn_top_sets
+from jecs_core.posthoc.urn import draw_counts, grid_index, grid_levels, urn_max_null, urn_template, urn_top_sets
 
 
 def _direct_counts(rng, n, m, levels):
@@ -107,3 +107,27 @@ def test_urn_bound_does_not_grow_with_delta(seed, n, m, d1, d2):
     low, high = sorted((d1, d2))
     assert (fit_post_hoc(p, delta=high, calibration_size=m).bound(mask)
             <= fit_post_hoc(p, delta=low, calibration_size=m).bound(mask))
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 200), m=st.integers(1, 300), block=st.integers(1, 9))
+def test_blocks_of_items_give_the_one_pass_results(seed, n, m, block):
+    # Every per-item step is elementwise, so any block size gives the same arrays; an off-grid value
+    # in a late block still refuses the grid.
+    import jecs_core.posthoc.urn as urn
+
+    rng = np.random.default_rng(seed)
+    grid = np.sort(rng.integers(1, m + 2, n))
+    levels, thresholds = urn_template(n, m, 0.05)
+    p = grid / (m + 1)
+    whole = urn_top_sets(grid, levels, thresholds), grid_index(p, m)
+    kept, urn._BLOCK_ROWS = urn._BLOCK_ROWS, block
+    try:
+        np.testing.assert_array_equal(urn_top_sets(grid, levels, thresholds), whole[0])
+        np.testing.assert_array_equal(grid_index(p, m), whole[1])
+        off = p.copy()
+        off[-1] = (grid[-1] - 0.5) / (m + 1)
+        assert grid_index(off, m) is None
+    finally:
+        urn._BLOCK_ROWS = kept
+    np.testing.assert_array_equal(whole[1], grid)
