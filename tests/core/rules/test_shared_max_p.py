@@ -91,3 +91,45 @@ def test_an_inner_block_a_copied_context_the_comparison_and_the_post_hoc_fit_sha
     outside = comparison.p_max  # after the block: a fresh, writable maximum
     assert outside is not p_max and outside.flags.writeable
     np.testing.assert_array_equal(outside, p.max(axis=1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 400), distinct=st.integers(1, 6) | st.integers(1, 500),
+       zeros=st.booleans(), small=st.booleans())
+def test_the_counting_sort_equals_numpy_sort(seed, n, distinct, zeros, small):
+    # Small thresholds send these sizes down the counting path whenever the sample repeats.
+    import jecs_core._shared_max_p as shared
+
+    rng = np.random.default_rng(seed)
+    values = rng.integers(1, distinct + 1, n) / (distinct + 1)
+    if zeros:
+        values[rng.integers(0, n, 3)] = [0.0, -0.0, 0.0]
+    if small:
+        values = values * 1e-300  # subnormal and tiny positive values
+    kept = shared._COUNTING_FROM, shared._SAMPLE
+    shared._COUNTING_FROM, shared._SAMPLE = 1, 16
+    try:
+        got = shared.sorted_values(values)
+    finally:
+        shared._COUNTING_FROM, shared._SAMPLE = kept
+    expected = np.sort(values)
+    np.testing.assert_array_equal(got, expected)
+    assert np.array_equal(np.signbit(got), np.signbit(expected))
+
+
+def test_repeated_values_take_the_counting_path_and_varied_ones_the_sort(monkeypatch):
+    import pandas as pd
+
+    import jecs_core._shared_max_p as shared
+
+    calls = []
+    factorize = pd.factorize
+    monkeypatch.setattr(pd, "factorize", lambda *a, **k: calls.append(1) or factorize(*a, **k))
+    monkeypatch.setattr(shared, "_COUNTING_FROM", 100)
+    rng = np.random.default_rng(3)
+    repeated = rng.integers(1, 4, 5000) / 4
+    np.testing.assert_array_equal(shared.sorted_values(repeated), np.sort(repeated))
+    assert calls == [1]
+    varied = rng.uniform(0.01, 1, 5000)
+    np.testing.assert_array_equal(shared.sorted_values(varied), np.sort(varied))
+    assert calls == [1]  # the sample showed no repeats: no hash pass
