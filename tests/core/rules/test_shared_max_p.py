@@ -117,19 +117,47 @@ def test_the_counting_sort_equals_numpy_sort(seed, n, distinct, zeros, small):
     assert np.array_equal(np.signbit(got), np.signbit(expected))
 
 
-def test_repeated_values_take_the_counting_path_and_varied_ones_the_sort(monkeypatch):
+def test_each_kind_of_values_takes_its_path(monkeypatch):
+    # Grid values are counted on the grid, repeated values off any grid through the hash pass, and
+    # values that do not repeat are sorted; every path gives np.sort's array.
     import pandas as pd
 
     import jecs_core._shared_max_p as shared
 
     calls = []
-    factorize = pd.factorize
-    monkeypatch.setattr(pd, "factorize", lambda *a, **k: calls.append(1) or factorize(*a, **k))
+    factorize, on_grid = pd.factorize, shared._counted_on_grid
+    monkeypatch.setattr(pd, "factorize", lambda *a, **k: calls.append("hash") or factorize(*a, **k))
+    monkeypatch.setattr(shared, "_counted_on_grid", lambda *a: calls.append("grid") or on_grid(*a))
     monkeypatch.setattr(shared, "_COUNTING_FROM", 100)
     rng = np.random.default_rng(3)
-    repeated = rng.integers(1, 4, 5000) / 4
-    np.testing.assert_array_equal(shared.sorted_values(repeated), np.sort(repeated))
-    assert calls == [1]
-    varied = rng.uniform(0.01, 1, 5000)
-    np.testing.assert_array_equal(shared.sorted_values(varied), np.sort(varied))
-    assert calls == [1]  # the sample showed no repeats: no hash pass
+    cases = {
+        "grid": rng.integers(1, 1002, 5000) / 1001,  # conformal p-values, m = 1000
+        "half grid": 2 * rng.integers(1, 40, 5000) / 82,  # every other value of the grid of 82: read as k / 41
+        "repeated, off grid": rng.choice([0.1, np.pi / 10, np.e / 10, 0.7], 5000),
+        "varied": rng.uniform(0.01, 1, 5000),
+    }
+    paths = {}
+    for name, values in cases.items():
+        calls.clear()
+        np.testing.assert_array_equal(shared.sorted_values(values), np.sort(values))
+        paths[name] = tuple(calls)
+    assert paths == {"grid": ("grid",), "half grid": ("grid",), "repeated, off grid": ("grid", "hash"), "varied": ()}
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 3000), used=st.integers(1, 40), stray=st.booleans())
+def test_values_on_a_grid_count_to_numpy_sort(seed, d, used, stray):
+    # A few grid values, many grid values, a stray value off the grid (the hash pass takes over).
+    import jecs_core._shared_max_p as shared
+
+    rng = np.random.default_rng(seed)
+    values = rng.choice(np.arange(1, d + 1), size=used)[rng.integers(0, used, 3000)] / d
+    if stray:
+        values[rng.integers(0, values.size)] = 0.5 / d + 1e-9
+    kept = shared._COUNTING_FROM
+    shared._COUNTING_FROM = 1
+    try:
+        got = shared.sorted_values(values)
+    finally:
+        shared._COUNTING_FROM = kept
+    np.testing.assert_array_equal(got, np.sort(values))
