@@ -100,14 +100,13 @@ def _counted_on_grid(values: np.ndarray, sample: np.ndarray) -> np.ndarray | Non
     n = values.shape[0]
     if sample.size < 2:
         return None
-    d = float(np.rint(1.0 / np.diff(sample).min()))
-    if not 1.0 <= d <= n:
+    with np.errstate(over="ignore"):  # a subnormal gap gives an infinite d, refused below
+        d = float(np.rint(1.0 / np.diff(sample).min()))
+    if not (d >= 1.0 and values.max() * d <= n):  # k at most n: counts no longer than the values
         return None
     scaled = np.multiply(values, d)  # two column-sized buffers in all: each new one costs its page faults
     np.rint(scaled, out=scaled)
     k = scaled.astype(np.intp)
-    if k.max() > n:
-        return None
     rebuilt = np.divide(k, d, out=scaled)
     if not np.array_equal(rebuilt, values):  # the same division rebuilds every value
         return None

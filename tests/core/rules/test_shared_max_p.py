@@ -161,3 +161,14 @@ def test_values_on_a_grid_count_to_numpy_sort(seed, d, used, stray):
     finally:
         shared._COUNTING_FROM = kept
     np.testing.assert_array_equal(got, np.sort(values))
+
+
+@pytest.mark.filterwarnings("error")
+def test_extreme_magnitudes_are_sorted_without_a_warning(monkeypatch):
+    import jecs_core._shared_max_p as shared
+
+    monkeypatch.setattr(shared, "_COUNTING_FROM", 1)
+    rng = np.random.default_rng(0)
+    for choices in ([1e300, 2e300, 3e300], [1e-320, 2e-320], [5.0, 7.5, 1e6], [0.25, 0.5, 0.75, 1.0]):
+        values = rng.choice(choices, 1000)
+        np.testing.assert_array_equal(shared.sorted_values(values), np.sort(values))
