@@ -102,14 +102,18 @@ def _pvalues_beside_checks(args, table, duplicates, beside: ThreadPoolExecutor):
     p-values (``None`` without ``--covariates``) and the p-values the rules take.
     """
     plain = Future()
+    if args.covariates is not None:  # no plain p-values to share: the checks count for themselves, beside the weighting
+        plain.set_result(None)
     checked = beside.submit(_table_checks, table, duplicates, plain)
     try:
         check, shift = _shifted(args, table)
         pvalues = table_pvalues(table) if shift is None else shift.pvalues
     except BaseException as exc:  # the checks wait on the p-values: stop them too
-        plain.set_exception(exc)
+        if not plain.done():
+            plain.set_exception(exc)
         raise
-    plain.set_result(pvalues if shift is None else None)
+    if not plain.done():
+        plain.set_result(pvalues)
     return checked, check, shift, pvalues
 
 

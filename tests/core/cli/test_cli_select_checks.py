@@ -59,6 +59,27 @@ def test_with_covariate_aware_pvalues_the_check_searches(tmp_path, monkeypatch, 
     assert searched == [1]  # the weighted p-values do not hold the plain counts
 
 
+def test_with_covariates_the_check_runs_beside_the_weighted_pvalues(tmp_path, monkeypatch, capsys):
+    # The weighted p-values wait (up to a timeout) for the reversed-score check to start: had the
+    # check waited for them, the command would fail here instead of finishing.
+    pytest.importorskip("sklearn")
+    import jecs_core.shift.table as shift_table
+    from jecs_core.simulate.shift_scenarios import location_shift
+
+    path = tmp_path / "shift.csv"
+    location_shift(np.random.default_rng(0)).to_csv(path, index=False)
+    started = threading.Event()
+    real_aucs, real_shift = direction._aucs, shift_table.table_shift_pvalues
+    monkeypatch.setattr(direction, "_aucs", lambda *a: started.set() or real_aucs(*a))
+
+    def weighted(*args, **kwargs):
+        assert started.wait(timeout=60), "the reversed-score check waited for the covariate-weighted p-values"
+        return real_shift(*args, **kwargs)
+
+    monkeypatch.setattr(shift_table, "table_shift_pvalues", weighted)
+    assert main(["select", str(path), "--covariates", "x_len", "--no-diagnostics"]) == 0
+
+
 def test_a_failure_in_the_pvalues_stops_the_command_without_leaving_the_checks_waiting(monkeypatch, capsys):
     def failing(table):
         raise ValueError("the p-values failed")
