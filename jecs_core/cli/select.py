@@ -122,12 +122,12 @@ def _skips_diagnostics(args, table) -> bool:
 
 
 def _without_test_scores(table):
-    """``table`` with NaN for its test scores (a broadcast value, no memory) and its own copy of the
-    calibration scores: the block both were read into is then free to go back."""
+    """``table`` with NaN for its test scores (a broadcast value, no memory) and calibration scores
+    that own their memory (copied when they are a view): the block both were read into can go back."""
     import numpy as np
 
-    return dataclasses.replace(table, test=np.broadcast_to(np.float64(np.nan), table.test.shape),
-                               calibration=table.calibration.copy())
+    calibration = table.calibration if table.calibration.base is None else table.calibration.copy()
+    return dataclasses.replace(table, test=np.broadcast_to(np.float64(np.nan), table.test.shape), calibration=calibration)
 
 
 def _for_the_rest(args, table, checked: Future):

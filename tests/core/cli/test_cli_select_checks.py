@@ -145,3 +145,18 @@ def test_the_diagnostics_keep_the_test_scores(tmp_path, monkeypatch):
 
     monkeypatch.setattr(select_cli, "_without_test_scores", refuse)
     assert main(["select", str(SAMPLE), "--out", str(tmp_path / "d.csv")]) == 0  # n <= 200,000: diagnostics run
+
+
+def test_the_scoreless_table_copies_calibration_scores_only_when_they_are_a_view():
+    import dataclasses
+
+    table = load_scores(str(SAMPLE))
+    block = np.arange(24.0).reshape(8, 3)
+    as_view = dataclasses.replace(table, calibration=block[:4], test=block[4:])
+    owned = dataclasses.replace(table, calibration=block[:4].copy(), test=block[4:].copy())
+    for source in (as_view, owned):
+        scoreless = select_cli._without_test_scores(source)
+        assert scoreless.calibration.base is None  # nothing in it holds the block
+        assert (scoreless.calibration is source.calibration) == (source.calibration.base is None)
+        np.testing.assert_array_equal(scoreless.calibration, source.calibration)
+        assert np.isnan(scoreless.test).all() and scoreless.test.shape == source.test.shape
