@@ -34,6 +34,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from ._blocks import row_blocks
+
 _ROWS_PER_CHUNK = 16_384  # rows formatted and joined at a time: bounds the text held in memory
 
 
@@ -59,10 +61,6 @@ class _Unsupported(Exception):
     """A column the fast path does not format exactly like pandas."""
 
 
-# Rows per block when a column is checked against the p-value grid.
-_CHECK_ROWS = 1 << 16
-
-
 class _Grid(NamedTuple):
     """The texts of k / d for k = 1..d, shared by every column whose values all lie on that grid."""
 
@@ -76,8 +74,8 @@ def _grid_texts(d: int) -> _Grid:
 
 def _on_grid(values: np.ndarray, d: int) -> bool:
     """Whether every value is k / d (as float64 division gives it) for an integer k in [1, d]."""
-    for start in range(0, values.shape[0], _CHECK_ROWS):  # row blocks: small buffers beside the table
-        part = values[start: start + _CHECK_ROWS]
+    for rows in row_blocks(values.shape[0]):  # small buffers beside the table
+        part = values[rows]
         with np.errstate(invalid="ignore"):
             k = np.rint(part * d)
         if not (((k >= 1) & (k <= d)).all() and np.array_equal(k / d, part)):

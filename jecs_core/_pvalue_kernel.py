@@ -19,7 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._rank import BLOCK_ROWS, at_most_counter
+from ._blocks import row_blocks
+from ._rank import at_most_counter
 from ._validation import check_score_matrix
 
 # Below this many test cells the thread pool costs more than it saves (decided by
@@ -88,8 +89,8 @@ def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generat
             # (1 + c) / (m + 1) is one division, rounded as the formula is. Row blocks keep the
             # look-up's buffers in cache and out of the peak memory.
             count, scores = at_most_counter(ordered), test[:, k]
-            for start in range(0, n, BLOCK_ROWS):
-                np.divide(count(scores[start: start + BLOCK_ROWS]), m + 1, out=target[start: start + BLOCK_ROWS])
+            for rows in row_blocks(n):
+                np.divide(count(scores[rows]), m + 1, out=target[rows])
             return
         # Both counts by binary search on order-preserving int64 keys (integer comparisons are
         # cheaper than numpy's NaN-aware float ones).  A leading key below every score makes

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._blocks import row_blocks
+
 # Per occupied bucket, values compared one at a time before the binary search takes over.
 _SCAN = 8
 
@@ -43,11 +45,6 @@ def _bucket(values: np.ndarray, lo: float, scale: float, n_buckets: int, out: np
     index = out.astype(np.intp)
     index += 1
     return index
-
-
-# Queries are counted this many at a time: the per-query buffers (bucket, count, float scratch) stay
-# a few hundred KiB instead of three column-sized arrays per call, and stay in cache.
-BLOCK_ROWS = 1 << 16
 
 
 def at_most_counter(reference: np.ndarray):
@@ -87,8 +84,8 @@ def count_at_most(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
     """
     count = at_most_counter(reference)
     out = np.empty(queries.shape[0], dtype=np.int64)
-    for start in range(0, queries.shape[0], BLOCK_ROWS):
-        out[start: start + BLOCK_ROWS] = count(queries[start: start + BLOCK_ROWS])
+    for rows in row_blocks(queries.shape[0]):  # the per-query buffers stay small (jecs_core._blocks)
+        out[rows] = count(queries[rows])
     return out
 
 

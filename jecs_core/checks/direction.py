@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._rank import BLOCK_ROWS, count_at_most
+from .._blocks import row_blocks
+from .._rank import count_at_most
 from .duplicates import row_labels
 
 # Calibration sizes from which the bucket table beats two binary searches per test score.
@@ -56,8 +57,7 @@ def _aucs_from_pvalues(test: np.ndarray, ordered: np.ndarray, pvalues: np.ndarra
     """
     n, m = test.shape[0], ordered.shape[1]
     out = np.zeros(ordered.shape[0])
-    for start in range(0, n, BLOCK_ROWS):  # row blocks: small buffers beside the scores and p-values
-        rows = slice(start, start + BLOCK_ROWS)
+    for rows in row_blocks(n):  # small buffers beside the scores and p-values
         for k, column in enumerate(ordered):
             scores = test[rows, k]
             at_most = np.rint(pvalues[rows, k] * (m + 1)).astype(np.int64) - 1  # exact: p = (1 + count) / (m + 1)

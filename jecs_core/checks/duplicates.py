@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._blocks import row_blocks
+
 TEXT_COLUMN = "text"
 # Jaccard similarity of character 5-gram shingles above which two texts count as near-duplicates.
 NEAR_THRESHOLD = 0.8
@@ -22,8 +24,6 @@ SHINGLE = 5
 NEAR_MAX_TEXTS = 50_000
 # Calibration rows: warn when at least this share of them repeat an earlier row.
 CALIBRATION_COPY_SHARE = 0.2
-# Rows hashed together: a few column-sized buffers would otherwise sit beside the table's scores.
-_HASH_ROWS = 1 << 16
 MISSING_EXTRA = "note: near-duplicate texts not checked: install the 'text' extra (pip install 'jecs[text]', datasketch)"
 
 
@@ -102,8 +102,8 @@ def row_labels(values: np.ndarray) -> np.ndarray:
         return np.empty(0, int)
     # A block of rows at a time, a column at a time: the buffers stay small beside the table's scores.
     hashed = np.zeros(n, dtype=np.uint64)
-    for start in range(0, n, _HASH_ROWS):
-        block, into = values[start: start + _HASH_ROWS], hashed[start: start + _HASH_ROWS]
+    for rows in row_blocks(n):
+        block, into = values[rows], hashed[rows]
         for k in range(values.shape[1]):  # + 0.0 turns -0.0 into 0.0: equal values hash alike
             into *= np.uint64(0x100000001B3)
             into ^= pd.util.hash_array(block[:, k] + 0.0)
@@ -111,7 +111,7 @@ def row_labels(values: np.ndarray) -> np.ndarray:
     if (ordered[1:] != ordered[:-1]).all():  # no two rows share a hash, so no two rows are equal
         return np.arange(n)  # the labels factorize gives distinct values: their order of appearance
     del ordered
-    labels, distinct = pd.factorize(hashed)
+    labels = pd.factorize(hashed)[0]
     first = np.empty(labels.max() + 1, dtype=np.intp)
     first[labels[::-1]] = np.arange(values.shape[0])[::-1]  # the first row of each label
     at_first = first[labels]

@@ -31,8 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 
-# Items per block in the per-item passes: the bound is fitted beside the export, whose buffers add up with these.
-_BLOCK_ROWS = 1 << 16
+from .._blocks import row_blocks
 
 # Monte Carlo draws of the urn per (n, m, delta); the error target is delta - 2 SE of that many.
 DRAWS = 4000
@@ -112,12 +111,12 @@ def urn_template(n: int, m: int, delta: float) -> tuple[np.ndarray, np.ndarray]:
 def grid_index(p: np.ndarray, m: int) -> np.ndarray | None:
     """``j`` with ``p = j / (m + 1)`` for every p-value, or ``None`` when some p-value is off the grid."""
     out = np.empty(p.shape[0], dtype=np.int64)
-    for start in range(0, p.shape[0], _BLOCK_ROWS):  # row blocks: small buffers beside the export it runs next to
-        scaled = p[start: start + _BLOCK_ROWS] * (m + 1)
+    for rows in row_blocks(p.shape[0]):  # small buffers beside the export this runs next to
+        scaled = p[rows] * (m + 1)
         index = np.rint(scaled)
         if not np.all(np.abs(scaled - index) <= 1e-6 * np.maximum(1.0, scaled)):
             return None
-        out[start: start + _BLOCK_ROWS] = index
+        out[rows] = index
     return out
 
 
@@ -143,11 +142,11 @@ def urn_top_sets(sorted_grid: np.ndarray, levels: np.ndarray, thresholds: np.nda
     counts = np.searchsorted(sorted_grid, levels, side="right")  # A_j, nondecreasing in j
     prefix = np.minimum.accumulate(thresholds - 1 - counts)
     out = np.empty(n + 1, dtype=np.int64)
-    for start in range(0, n + 1, _BLOCK_ROWS):  # each r on its own: blocks keep the buffers small
-        r = np.arange(start, min(start + _BLOCK_ROWS, n + 1))
+    for rows in row_blocks(n + 1):  # each r on its own: blocks keep the buffers small
+        r = np.arange(rows.start, rows.stop)
         first_covering = np.searchsorted(counts, r, side="left")  # first level with A_j >= r
         covered = np.where(first_covering < levels.size,
                            thresholds[np.minimum(first_covering, levels.size - 1)] - 1, n)
         uncovered = np.where(first_covering > 0, r + prefix[np.maximum(first_covering - 1, 0)], n)
-        out[start: start + r.size] = np.minimum(r, np.minimum(covered, uncovered))
+        out[rows] = np.minimum(r, np.minimum(covered, uncovered))
     return out

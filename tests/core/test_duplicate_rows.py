@@ -48,13 +48,13 @@ def test_clusters_are_numbered_as_the_graph_search_numbers_them(edges):
 @pytest.mark.parametrize("block", [1, 3, 7, 64])
 def test_rows_hashed_in_blocks_group_as_one_pass(monkeypatch, block):
     # Copies of a row in different blocks (and a -0.0 against a 0.0) still get one label.
-    import jecs_core.checks.duplicates as duplicates
+    import jecs_core._blocks as blocks
 
     rng = np.random.default_rng(block)
     values = np.round(rng.standard_normal((40, 3)), 0)
     values[[5, 17, 33]] = values[2]
     values[9], values[29] = [-0.0, 1.0, 2.0], [0.0, 1.0, 2.0]
-    monkeypatch.setattr(duplicates, "_HASH_ROWS", block)
+    monkeypatch.setattr(blocks, "BLOCK_ROWS", block)
     expected = np.unique(values + 0.0, axis=0, return_inverse=True)[1].ravel()
     assert _same_partition(row_labels(values), expected)
     distinct = np.arange(12.0).reshape(4, 3)

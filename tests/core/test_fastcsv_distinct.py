@@ -117,9 +117,10 @@ def test_any_float_column_with_a_denominator_writes_pandas_bytes(d, n, strays, s
 
 @pytest.mark.parametrize("block", [1, 3, 50])
 def test_the_grid_check_in_row_blocks_finds_a_stray_in_any_block(monkeypatch, block):
+    import jecs_core._blocks as blocks
     from jecs_core import _fastcsv as fastcsv
 
-    monkeypatch.setattr(fastcsv, "_CHECK_ROWS", block)
+    monkeypatch.setattr(blocks, "BLOCK_ROWS", block)
     values = np.arange(1, 101) / 101
     assert fastcsv._on_grid(values, 101)
     for where, stray in ((0, 0.5), (57, np.nan), (99, 1.0 + 1e-12), (99, 0.0)):

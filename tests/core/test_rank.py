@@ -9,18 +9,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-import jecs_core._rank as rank
-from jecs_core._rank import _FEW_DISTINCT, _SCAN, BLOCK_ROWS, _run_ends, at_most_counter, count_at_most
+import jecs_core._blocks as blocks
+from jecs_core._blocks import BLOCK_ROWS
+from jecs_core._rank import _FEW_DISTINCT, _SCAN, _run_ends, at_most_counter, count_at_most
 
 
 @contextlib.contextmanager
 def block_rows(rows):
     """count_at_most with its row blocks ``rows`` long (hypothesis cannot take pytest's monkeypatch)."""
-    kept, rank.BLOCK_ROWS = rank.BLOCK_ROWS, rows
+    kept, blocks.BLOCK_ROWS = blocks.BLOCK_ROWS, rows
     try:
         yield
     finally:
-        rank.BLOCK_ROWS = kept
+        blocks.BLOCK_ROWS = kept
 
 
 def reference_count(reference, queries):

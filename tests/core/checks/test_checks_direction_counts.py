@@ -66,16 +66,14 @@ def test_pvalues_of_another_shape_are_refused_by_name():
 @pytest.mark.parametrize("block", [1, 4, 64])
 def test_row_blocks_give_the_counts_of_one_pass(monkeypatch, block):
     # The counts of each block add up to the whole column's (sums of whole numbers: exact in float64).
-    import jecs_core._rank as rank
-    import jecs_core.checks.direction as direction
+    import jecs_core._blocks as blocks
 
     rng = np.random.default_rng(block)
     calibration = rng.normal(size=(2500, 3)).round(1)
     test = np.r_[rng.normal(0.3, 1, size=(150, 3)).round(1), calibration[:20]]
     ordered = np.sort(calibration.T, axis=1)
     p = conformal_pvalues(test, calibration)
-    monkeypatch.setattr(direction, "BLOCK_ROWS", block)
-    monkeypatch.setattr(rank, "BLOCK_ROWS", block)
+    monkeypatch.setattr(blocks, "BLOCK_ROWS", block)
     got, from_pvalues = _aucs(test, ordered), _aucs_from_pvalues(test, ordered, p)
     for k in range(3):
         assert got[k] == _pairs(test[:, k], calibration[:, k]) == from_pvalues[k]

@@ -114,14 +114,14 @@ def test_urn_bound_does_not_grow_with_delta(seed, n, m, d1, d2):
 def test_blocks_of_items_give_the_one_pass_results(seed, n, m, block):
     # Every per-item step is elementwise, so any block size gives the same arrays; an off-grid value
     # in a late block still refuses the grid.
-    import jecs_core.posthoc.urn as urn
+    import jecs_core._blocks as blocks
 
     rng = np.random.default_rng(seed)
     grid = np.sort(rng.integers(1, m + 2, n))
     levels, thresholds = urn_template(n, m, 0.05)
     p = grid / (m + 1)
     whole = urn_top_sets(grid, levels, thresholds), grid_index(p, m)
-    kept, urn._BLOCK_ROWS = urn._BLOCK_ROWS, block
+    kept, blocks.BLOCK_ROWS = blocks.BLOCK_ROWS, block
     try:
         np.testing.assert_array_equal(urn_top_sets(grid, levels, thresholds), whole[0])
         np.testing.assert_array_equal(grid_index(p, m), whole[1])
@@ -129,5 +129,5 @@ def test_blocks_of_items_give_the_one_pass_results(seed, n, m, block):
         off[-1] = (grid[-1] - 0.5) / (m + 1)
         assert grid_index(off, m) is None
     finally:
-        urn._BLOCK_ROWS = kept
+        blocks.BLOCK_ROWS = kept
     np.testing.assert_array_equal(whole[1], grid)
