@@ -14,6 +14,7 @@ from contextvars import ContextVar
 
 import numpy as np
 
+from ._blocks import row_blocks
 from .selection import max_p
 
 # [matrix, (p_max, sorted) or None] while a block shares; per thread and per task, as a ContextVar is.
@@ -60,8 +61,10 @@ def shared_p_max(pvalues) -> np.ndarray | None:
 
 
 # From this many items a sample tells whether the values repeat enough for the counting sort.
-_COUNTING_FROM = 1 << 17
+_COUNTING_FROM = 1 << 15
 _SAMPLE = 4096
+# Grids up to this long are counted block by block, without an n-long array of their indices.
+BLOCK_COUNTS = 1 << 16
 
 
 def sorted_values(values: np.ndarray) -> np.ndarray:
@@ -104,13 +107,24 @@ def _counted_on_grid(values: np.ndarray, sample: np.ndarray) -> np.ndarray | Non
         d = float(np.rint(1.0 / np.diff(sample).min()))
     if not (d >= 1.0 and values.max() * d <= n):  # k at most n: counts no longer than the values
         return None
-    scaled = np.multiply(values, d)  # two column-sized buffers in all: each new one costs its page faults
-    np.rint(scaled, out=scaled)
-    k = scaled.astype(np.intp)
-    rebuilt = np.divide(k, d, out=scaled)
-    if not np.array_equal(rebuilt, values):  # the same division rebuilds every value
-        return None
-    counts = np.bincount(k)
+    top = int(np.rint(values.max() * d))
+    # Short grids are counted block by block; a long one (up to n values) would be zeroed per block.
+    counts = np.zeros(top + 1, np.intp) if top < BLOCK_COUNTS else None
+    k = None if counts is not None else np.empty(n, np.intp)
+    for rows in row_blocks(n):  # the temporaries stay block-sized
+        part = values[rows]
+        scaled = np.multiply(part, d)
+        np.rint(scaled, out=scaled)
+        k_part = scaled.astype(np.intp) if k is None else k[rows]
+        if k is not None:
+            np.copyto(k_part, scaled, casting="unsafe")
+        if not np.array_equal(np.divide(k_part, d, out=scaled), part):  # the same division rebuilds every value
+            return None
+        if counts is not None:
+            counted = np.bincount(k_part)
+            counts[: counted.size] += counted
+    if counts is None:
+        counts = np.bincount(k)
     return np.repeat(np.arange(counts.size) / d, counts)
 
 

@@ -52,13 +52,31 @@ def _check_pi0(pi0: float) -> float:
     return value
 
 
+# Binary searches tried before the step-up scans what is left of the sorted values.
+_SEARCHES = 32
+
+
 def step_up_sorted(sorted_values: np.ndarray, alpha: float, pi0: float) -> int:
-    """Return r* for values already sorted ascending (no validation; internal fast path)."""
+    """Return r* for values already sorted ascending (no validation; internal fast path).
+
+    With ``t(c) = alpha c / (pi0 n)`` (rounded as below, so non-decreasing in ``c``), ``r*`` is the
+    largest ``c`` with ``#{p <= t(c)} = c``, and counting down from ``c = n`` (each count one binary
+    search) reaches it: every count stays at or above ``r*`` and a repeated count is a passing rank.
+    On strong-signal tables a few searches replace a pass over all n values; a slow descent
+    scans the values still in range instead, as the plain step-up does.
+    """
     n = sorted_values.shape[0]
-    if n == 0:
-        return 0
-    ranks = np.arange(1, n + 1)
-    passing = np.flatnonzero(sorted_values <= alpha * ranks / (pi0 * n))
+    scale = pi0 * n
+    count = n
+    for _ in range(_SEARCHES):
+        if count == 0:
+            return 0
+        below = int(np.searchsorted(sorted_values, alpha * count / scale, side="right"))
+        if below == count:
+            return count
+        count = below
+    ranks = np.arange(1, count + 1)
+    passing = np.flatnonzero(sorted_values[:count] <= alpha * ranks / scale)
     return int(passing[-1] + 1) if passing.size else 0
 
 

@@ -147,3 +147,40 @@ def test_storey_bh_selects_through_step_up_mask(p, alpha):
 
     found = storey_bh(p, alpha=alpha)
     assert np.array_equal(found.selected, step_up_mask(p, np.sort(p), found.r_star))
+
+
+def _step_up_scan(ordered, alpha, pi0):
+    # The step-up read straight off its definition: the highest rank whose value passes.
+    n = ordered.shape[0]
+    passing = [r for r in range(1, n + 1) if ordered[r - 1] <= alpha * r / (pi0 * n)]
+    return passing[-1] if passing else 0
+
+
+@given(values=st.lists(st.floats(0.0, 1.0) | st.sampled_from([0.0, 1e-3, 0.01, 0.05, 0.5, 1.0]), max_size=300),
+       alpha=st.floats(1e-4, 0.999), pi0=st.floats(1e-3, 1.0), searches=st.sampled_from([0, 1, 3, 32]))
+def test_step_up_by_searches_equals_the_scan(values, alpha, pi0, searches):
+    # Counting down by binary searches, with any number of searches before the scan takes over.
+    import jecs_core.multitest as multitest
+
+    ordered = np.sort(np.asarray(values, dtype=float))
+    kept = multitest._SEARCHES
+    multitest._SEARCHES = searches
+    try:
+        got = multitest.step_up_sorted(ordered, alpha, pi0)
+    finally:
+        multitest._SEARCHES = kept
+    assert got == _step_up_scan(ordered, alpha, pi0)
+
+
+def test_step_up_on_a_slow_descent_and_on_exact_crossings():
+    # Values sitting just above each rank's threshold make the count fall by one per search, so the
+    # searches run out and the scan finishes; values exactly on the thresholds all pass.
+    from jecs_core.multitest import step_up_sorted
+
+    n, alpha = 2000, 0.1
+    ranks = np.arange(1, n + 1)
+    on_line = alpha * ranks / n
+    assert step_up_sorted(on_line, alpha, 1.0) == n
+    above = np.nextafter(on_line, 1.0)
+    above[:50] = on_line[:50]
+    assert step_up_sorted(above, alpha, 1.0) == _step_up_scan(above, alpha, 1.0) == 50

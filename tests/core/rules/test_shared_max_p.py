@@ -145,21 +145,26 @@ def test_each_kind_of_values_takes_its_path(monkeypatch):
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 3000), used=st.integers(1, 40), stray=st.booleans())
-def test_values_on_a_grid_count_to_numpy_sort(seed, d, used, stray):
-    # A few grid values, many grid values, a stray value off the grid (the hash pass takes over).
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 3000), used=st.integers(1, 40), stray=st.booleans(),
+       block=st.sampled_from([7, 256, 1 << 16]), short_grid=st.booleans())
+def test_values_on_a_grid_count_to_numpy_sort(seed, d, used, stray, block, short_grid):
+    # A few grid values, many grid values, a stray value off the grid in any row block (the hash
+    # pass takes over); the grid check goes block by block, so short blocks are checked too, and
+    # grids are counted per block (short) or through one array of grid indices (long).
+    import jecs_core._blocks as blocks
     import jecs_core._shared_max_p as shared
 
     rng = np.random.default_rng(seed)
     values = rng.choice(np.arange(1, d + 1), size=used)[rng.integers(0, used, 3000)] / d
     if stray:
         values[rng.integers(0, values.size)] = 0.5 / d + 1e-9
-    kept = shared._COUNTING_FROM
-    shared._COUNTING_FROM = 1
+    kept = shared._COUNTING_FROM, blocks.BLOCK_ROWS, shared.BLOCK_COUNTS
+    shared._COUNTING_FROM, blocks.BLOCK_ROWS = 1, block
+    shared.BLOCK_COUNTS = 1 << 16 if short_grid else 0
     try:
         got = shared.sorted_values(values)
     finally:
-        shared._COUNTING_FROM = kept
+        shared._COUNTING_FROM, blocks.BLOCK_ROWS, shared.BLOCK_COUNTS = kept
     np.testing.assert_array_equal(got, np.sort(values))
 
 
