@@ -76,7 +76,7 @@ def _on_grid(values: np.ndarray, d: int) -> bool:
     """Whether every value is k / d (as float64 division gives it) for an integer k in [1, d]."""
     for rows in row_blocks(values.shape[0]):  # small buffers beside the table
         part = values[rows]
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", over="ignore"):  # NaN, inf and huge values are off the grid
             k = np.rint(part * d)
         if not (((k >= 1) & (k <= d)).all() and np.array_equal(k / d, part)):
             return False

@@ -14,6 +14,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ._counting_sort import sorted_values
 from ._validation import check_alpha, check_knn, check_lam, check_pvalue_matrix
 from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, fit_from_sorted, fit_lambda_grid
 from .multitest import StepUpResult, step_up_mask, step_up_sorted
@@ -233,7 +234,7 @@ def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_L
         # k_n is at most the tail size, itself at most n: a larger knn would be clipped silently.
         raise ValueError(f"knn must be at most the number of test items (n = {p_star.size}), got {knn}")
     if sorted_p_max is None:
-        ordered = np.sort(p_star)
+        ordered = sorted_values(p_star)
     else:
         ordered = np.asarray(sorted_p_max, dtype=float)
         if ordered.shape != p_star.shape:

@@ -98,6 +98,7 @@ def test_conformal_p_values_lie_on_the_grid_the_export_names(n, m, rounding, see
     assert all(_on_grid(p[:, k], m + 1) for k in range(3)) and _on_grid(p.max(axis=1), m + 1)
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 60), st.integers(1, 120), st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=6),
        st.integers(0, 2**32 - 1))
@@ -115,6 +116,7 @@ def test_any_float_column_with_a_denominator_writes_pandas_bytes(d, n, strays, s
     assert buffer.getvalue() == frame.to_csv(index=False).encode("utf-8")
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")
 @pytest.mark.parametrize("block", [1, 3, 50])
 def test_the_grid_check_in_row_blocks_finds_a_stray_in_any_block(monkeypatch, block):
     import jecs_core._blocks as blocks
@@ -123,7 +125,7 @@ def test_the_grid_check_in_row_blocks_finds_a_stray_in_any_block(monkeypatch, bl
     monkeypatch.setattr(blocks, "BLOCK_ROWS", block)
     values = np.arange(1, 101) / 101
     assert fastcsv._on_grid(values, 101)
-    for where, stray in ((0, 0.5), (57, np.nan), (99, 1.0 + 1e-12), (99, 0.0)):
+    for where, stray in ((0, 0.5), (57, np.nan), (99, 1.0 + 1e-12), (99, 0.0), (3, 1.7e308), (4, -np.inf)):
         off = values.copy()
         off[where] = stray
         assert not fastcsv._on_grid(off, 101)
