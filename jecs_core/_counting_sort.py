@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._blocks import row_blocks
+from ._grid import grid_steps
 
 # From this many items a sample tells whether the values repeat enough for the counting sort.
 _COUNTING_FROM = 1 << 15
@@ -63,16 +64,13 @@ def _counted_on_grid(values: np.ndarray, sample: np.ndarray) -> np.ndarray | Non
     counts = np.zeros(top + 1, np.intp) if top < BLOCK_COUNTS else None
     k = None if counts is not None else np.empty(n, np.intp)
     for rows in row_blocks(n):  # the temporaries stay block-sized
-        part = values[rows]
-        scaled = np.multiply(part, d)
-        np.rint(scaled, out=scaled)
-        k_part = scaled.astype(np.intp) if k is None else k[rows]
-        if k is not None:
-            np.copyto(k_part, scaled, casting="unsafe")
-        if not np.array_equal(np.divide(k_part, d, out=scaled), part):  # the same division rebuilds every value
+        steps = grid_steps(values[rows], d)
+        if steps is None:
             return None
-        if counts is not None:
-            counted = np.bincount(k_part)
+        if counts is None:
+            k[rows] = steps
+        else:
+            counted = np.bincount(steps.astype(np.intp))
             counts[: counted.size] += counted
     if counts is None:
         counts = np.bincount(k)

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from ._blocks import row_blocks
+from ._grid import grid_steps
 
 _ROWS_PER_CHUNK = 16_384  # rows formatted and joined at a time: bounds the text held in memory
 
@@ -75,10 +76,8 @@ def _grid_texts(d: int) -> _Grid:
 def _on_grid(values: np.ndarray, d: int) -> bool:
     """Whether every value is k / d (as float64 division gives it) for an integer k in [1, d]."""
     for rows in row_blocks(values.shape[0]):  # small buffers beside the table
-        part = values[rows]
-        with np.errstate(invalid="ignore", over="ignore"):  # NaN, inf and huge values are off the grid
-            k = np.rint(part * d)
-        if not (((k >= 1) & (k <= d)).all() and np.array_equal(k / d, part)):
+        k = grid_steps(values[rows], d)
+        if k is None or not ((k >= 1) & (k <= d)).all():
             return False
     return True
 

@@ -24,7 +24,7 @@ _EDGE_SLACK = 1.0 - 1e-9
 _PER_BUCKET = 8
 
 
-def _last_pass(ordered: np.ndarray, first_rank: int, alpha: float, pi0: float, n: int) -> tuple[int, float]:
+def last_pass(ordered: np.ndarray, first_rank: int, alpha: float, pi0: float, n: int) -> tuple[int, float]:
     """The highest rank in a sorted run of values (ranks ``first_rank + 1, ...``) passing the step-up test."""
     ranks = np.arange(first_rank + 1, first_rank + ordered.size + 1)
     passing = np.flatnonzero(ordered <= alpha * ranks / (pi0 * n))
@@ -47,7 +47,7 @@ def step_up_rank(values: np.ndarray, alpha: float, pi0: float) -> tuple[int, flo
     candidates = values[values <= top]
     count = candidates.shape[0]
     if count < _SORT_BELOW or top <= 0.0:
-        return _last_pass(np.sort(candidates), 0, alpha, pi0, n)
+        return last_pass(np.sort(candidates), 0, alpha, pi0, n)
     n_buckets = count // _PER_BUCKET
     scale = n_buckets / top
     buckets = (candidates * scale).astype(np.int64)
@@ -65,7 +65,7 @@ def step_up_rank(values: np.ndarray, alpha: float, pi0: float) -> tuple[int, flo
         start = min(int(np.searchsorted(rank_before[:end], last_rank[high] - budget)), end - 1)
         low = int(may_pass[start])
         block = np.sort(candidates[(buckets >= low) & (buckets <= high)])
-        found = _last_pass(block, int(rank_before[start]), alpha, pi0, n)
+        found = last_pass(block, int(rank_before[start]), alpha, pi0, n)
         if found[0]:
             return found
         end = start

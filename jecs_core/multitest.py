@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._step_up import step_up_rank
+from ._step_up import last_pass, step_up_rank
 from ._validation import check_alpha, check_probability_vector
 
 
@@ -59,11 +59,11 @@ _SEARCHES = 32
 def step_up_sorted(sorted_values: np.ndarray, alpha: float, pi0: float) -> int:
     """Return r* for values already sorted ascending (no validation; internal fast path).
 
-    With ``t(c) = alpha c / (pi0 n)`` (rounded as below, so non-decreasing in ``c``), ``r*`` is the
-    largest ``c`` with ``#{p <= t(c)} = c``, and counting down from ``c = n`` (each count one binary
-    search) reaches it: every count stays at or above ``r*`` and a repeated count is a passing rank.
-    On strong-signal tables a few searches replace a pass over all n values; a slow descent
-    scans the values still in range instead, as the plain step-up does.
+    With ``t(c) = alpha c / (pi0 n)`` (rounded as the scan in ``_step_up.last_pass`` rounds it, so
+    non-decreasing in ``c``), ``r*`` is the largest ``c`` with ``#{p <= t(c)} = c``, and counting
+    down from ``c = n`` (each count one binary search) reaches it: every count stays at or above
+    ``r*`` and a repeated count is a passing rank. On strong-signal tables a few searches replace a
+    pass over all n values; a slow descent scans the values still in range instead.
     """
     n = sorted_values.shape[0]
     scale = pi0 * n
@@ -75,9 +75,7 @@ def step_up_sorted(sorted_values: np.ndarray, alpha: float, pi0: float) -> int:
         if below == count:
             return count
         count = below
-    ranks = np.arange(1, count + 1)
-    passing = np.flatnonzero(sorted_values[:count] <= alpha * ranks / scale)
-    return int(passing[-1] + 1) if passing.size else 0
+    return last_pass(sorted_values[:count], 0, alpha, pi0, n)[0]
 
 
 def step_up_mask(values, sorted_values, r_star: int) -> np.ndarray:

@@ -102,17 +102,18 @@ def _pvalues_beside_checks(args, table, duplicates, beside: ThreadPoolExecutor):
     p-values (``None`` without ``--covariates``) and the p-values the rules take.
     """
     plain = Future()
-    if args.covariates is not None:  # no plain p-values to share: the checks count for themselves, beside the weighting
+    shares = args.covariates is None  # else no plain p-values to share: the checks count for themselves
+    if not shares:
         plain.set_result(None)
     checked = beside.submit(_table_checks, table, duplicates, plain)
     try:
         check, shift = _shifted(args, table)
         pvalues = table_pvalues(table) if shift is None else shift.pvalues
     except BaseException as exc:  # the checks wait on the p-values: stop them too
-        if not plain.done():
+        if shares:
             plain.set_exception(exc)
         raise
-    if not plain.done():
+    if shares:
         plain.set_result(pvalues)
     return checked, check, shift, pvalues
 
