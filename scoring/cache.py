@@ -27,15 +27,13 @@ import contextlib
 import hashlib
 import json
 import os
-import time
-import uuid
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
+from .cache_parts import cache_columns, columns_digest, write_part
 from .fingerprint import content_fingerprint
 from .registry import registry_versions
 from .settings import ScoreSettings
@@ -43,10 +41,6 @@ from .sources import ModelSource
 
 #: Bump when the layout of the cache changes, to orphan old entries.
 SCHEMA_VERSION = 2
-
-#: Columns every part has before its score columns.
-ROW_COLUMNS = ("text_sha", "n_scored", "truncated", "max_length")
-
 
 class CacheWarning(UserWarning):
     """A cache part was set aside and its rows will be scored again."""
@@ -57,22 +51,9 @@ def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def cache_columns(names) -> tuple[str, ...]:
-    """The columns of a part holding the scores ``names``."""
-    return (*ROW_COLUMNS, *names)
-
-
 def frame_digest(frame: pd.DataFrame) -> str:
-    """SHA-256 of a part's content: column names, then each column's values in a fixed encoding."""
-    digest = hashlib.sha256()
-    for column in frame.columns:
-        digest.update(f"\0{column}\0".encode())
-        values = frame[column]
-        if column == "text_sha":
-            digest.update("\n".join(map(str, values)).encode())
-        else:
-            digest.update(np.ascontiguousarray(values.to_numpy(dtype=np.float64)).tobytes())
-    return digest.hexdigest()
+    """SHA-256 of a part's content (:func:`scoring.cache_parts.columns_digest` of its columns)."""
+    return columns_digest({column: frame[column].to_numpy() for column in frame.columns})
 
 
 def cache_key(
@@ -163,21 +144,11 @@ class ScoreCache:
 
     def write(self, rows: pd.DataFrame, *, tag: str = "") -> Path | None:
         """Add rows (columns :attr:`columns`) as a new part, atomically; return its path."""
-        if rows.empty:
-            return None
-        self.directory.mkdir(parents=True, exist_ok=True)
-        meta_path = self.directory / "meta.json"
-        if not meta_path.exists():
-            tmp_meta = self.directory / f".meta.{uuid.uuid4().hex[:8]}.tmp"
-            tmp_meta.write_text(json.dumps(self.meta, indent=2, sort_keys=True))
-            os.replace(tmp_meta, meta_path)
-        frame = rows.loc[:, list(self.columns)].reset_index(drop=True)
-        # Time first, so that sorted names are in write order ("last wins"); the content hash last.
-        name = f"part-{time.time_ns():020d}{tag}-{uuid.uuid4().hex[:8]}-{frame_digest(frame)[:32]}.parquet"
-        tmp = self.directory / f".{name}.tmp"
-        frame.to_parquet(tmp, index=False)
-        os.replace(tmp, self.directory / name)
-        return self.directory / name
+        return self.write_columns({c: rows[c].to_numpy() for c in self.columns}, tag=tag)
+
+    def write_columns(self, columns, *, tag: str = "") -> Path | None:
+        """:meth:`write` for rows given as a mapping of :attr:`columns` to equal-length arrays."""
+        return write_part(self.directory, self.meta, {c: columns[c] for c in self.columns}, tag=tag)
 
     def compact(self) -> None:
         """Merge the parts into one, so later loads read a single file."""

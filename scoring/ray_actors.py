@@ -57,13 +57,13 @@ class ShardScorer:
     def score(self, *, index: int, texts: list, digests: list, reference_loss, settings, token_budget: int,
               names: tuple, cache_directory: str, cache_meta: dict) -> int:
         """Score one shard and write it as a cache part tagged with its number; return the number of texts."""
-        from .cache import ScoreCache
-        from .work import score_rows
+        # Plain columns and pyarrow: pandas stays out of the actor's process.
+        from .cache_parts import write_part
+        from .work import score_columns
 
-        rows = score_rows(self.loaded, texts, digests, settings=settings, token_budget=token_budget, names=names,
-                          reference_loss=reference_loss)
-        ScoreCache(directory=Path(cache_directory), meta=cache_meta, names=tuple(names)).write(
-            rows, tag=f"-shard{int(index):06d}")
+        rows = score_columns(self.loaded, texts, digests, settings=settings, token_budget=token_budget, names=names,
+                             reference_loss=reference_loss)
+        write_part(Path(cache_directory), cache_meta, rows, tag=f"-shard{int(index):06d}")
         self.shards += 1
         return len(texts)
 

@@ -6,7 +6,7 @@ split, so both run the same batches) and hands the shards, longest first, to a
 pool of :class:`scoring.ray_actors.ShardScorer` actors, the next shard to
 whichever actor frees first. The texts travel through Ray's object store. Each
 actor loads the model once (``num_gpus`` per actor when CUDA is present), runs
-this package's own scorer (:func:`scoring.work.score_rows`) and writes each
+this package's own scorer (:func:`scoring.work.score_columns`) and writes each
 shard as a part of the ordinary score cache (:mod:`scoring.cache`), tagged with
 the shard number, so a run killed midway resumes from the shards already
 written, and the final tables come from the same cache the local engine reads.

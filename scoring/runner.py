@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .cache import ScoreCache, cache_columns, text_digest
+from .cache_parts import concatenated
 from .jobs import ModelJob, ModelRows
 from .registry import REGISTRY, active_scores
 from .results import ModelReport, ScoringOutput, ScoringReport, assemble_output
@@ -50,17 +51,17 @@ class _RowBuffer:
 
     def __init__(self, cache: ScoreCache | None):
         self.cache = cache
-        self.pending: list[pd.DataFrame] = []
+        self.pending: list[dict[str, np.ndarray]] = []
         self.last_flush = time.monotonic()
 
-    def add(self, rows: pd.DataFrame) -> None:
+    def add(self, rows: dict[str, np.ndarray]) -> None:
         self.pending.append(rows)
         if time.monotonic() - self.last_flush >= FLUSH_SECONDS:
             self.flush()
 
     def flush(self) -> None:
         if self.cache is not None and self.pending:
-            self.cache.write(pd.concat(self.pending, ignore_index=True))
+            self.cache.write_columns(concatenated(self.pending, self.cache.names))
         self.pending = []
         self.last_flush = time.monotonic()
 
@@ -68,7 +69,7 @@ class _RowBuffer:
 def score_model_local(job: ModelJob, texts_by_digest: dict[str, str], tick: Callable[[int, str], None]) -> ModelRows:
     """Score one model's missing texts in this process."""
     from . import loading
-    from .work import score_rows, shards_of
+    from .work import score_columns, shards_of
 
     device, dtype = job.resolved()
     cache = job.open_cache()
@@ -84,15 +85,15 @@ def score_model_local(job: ModelJob, texts_by_digest: dict[str, str], tick: Call
     buffer = _RowBuffer(cache)
     loaded = loading.load_model(job.source, device=device, dtype=dtype, allow_pickle=job.allow_pickle)
 
-    def on_rows(rows: pd.DataFrame) -> None:
+    def on_rows(rows: dict[str, np.ndarray]) -> None:
         buffer.add(rows)
-        tick(len(rows), f"{job.name}: scoring")
+        tick(len(rows["text_sha"]), f"{job.name}: scoring")
 
     frames = []
     try:
         # The same digest-sorted shards as the Ray engine, so both run the same batches.
         for shard in shards_of(missing, job.shard_size):
-            frames.append(score_rows(
+            frames.append(score_columns(
                 loaded, [texts_by_digest[d] for d in shard], shard, settings=job.settings,
                 token_budget=job.token_budget, names=job.names, reference_loss=job.reference_for(shard),
                 on_rows=on_rows,
@@ -103,7 +104,7 @@ def score_model_local(job: ModelJob, texts_by_digest: dict[str, str], tick: Call
         buffer.flush()
         del loaded
         loading.free_memory()
-    fresh = pd.concat(frames, ignore_index=True).set_index("text_sha")
+    fresh = pd.DataFrame(concatenated(frames, job.names)).set_index("text_sha")
     if cache is not None:
         cache.compact()
     rows = fresh if cached is None or cached.empty else pd.concat([cached, fresh])

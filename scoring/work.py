@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-import pandas as pd
 
-from .cache import cache_columns
+from .cache_parts import concatenated
 from .engine import encode_for, score_encoded
 from .settings import ScoreSettings
 
@@ -18,16 +17,17 @@ def shards_of(digests, shard_size: int) -> list[list[str]]:
     return [ordered[i : i + shard_size] for i in range(0, len(ordered), shard_size)]
 
 
-def _rows(names, digests: Sequence[str], encoded, positions: np.ndarray, scores: np.ndarray) -> pd.DataFrame:
-    frame = pd.DataFrame(scores, columns=list(names))
-    frame.insert(0, "text_sha", [digests[i] for i in positions])
-    frame.insert(1, "n_scored", encoded.n_scored[positions])
-    frame.insert(2, "truncated", encoded.truncated[positions])
-    frame.insert(3, "max_length", encoded.max_length)
-    return frame
+def _columns(names, digests: Sequence[str], encoded, positions: np.ndarray, scores: np.ndarray) -> dict[str, np.ndarray]:
+    columns = {
+        "text_sha": np.array([digests[i] for i in positions], dtype=object),
+        "n_scored": np.asarray(encoded.n_scored[positions], dtype=np.int64),
+        "truncated": np.asarray(encoded.truncated[positions], dtype=bool),
+        "max_length": np.full(len(positions), encoded.max_length, dtype=np.int64),
+    }
+    return {**columns, **{name: np.asarray(scores[:, j], dtype=np.float64) for j, name in enumerate(names)}}
 
 
-def score_rows(
+def score_columns(
     loaded,
     texts: Sequence[str],
     digests: Sequence[str],
@@ -36,33 +36,32 @@ def score_rows(
     token_budget: int,
     names: Sequence[str],
     reference_loss: np.ndarray | None = None,
-    on_rows: Callable[[pd.DataFrame], None] | None = None,
-) -> pd.DataFrame:
-    """Score ``texts`` (keyed by ``digests``) and return one cache row per text.
+    on_rows: Callable[[dict[str, np.ndarray]], None] | None = None,
+) -> dict[str, np.ndarray]:
+    """Score ``texts`` (keyed by ``digests``) into one cache row per text, as columns.
 
-    ``on_rows(frame)`` receives the rows of each finished batch (and first the
-    NaN rows of texts with nothing to score), for incremental caching and
-    progress.
+    Returns a mapping of :func:`scoring.cache_parts.cache_columns` to equal-length arrays (plain
+    numpy, so that a Ray actor scoring a shard never imports pandas). ``on_rows(columns)``
+    receives the rows of each finished batch (and first the NaN rows of texts with nothing to
+    score), for incremental caching and progress.
     """
     names = tuple(names)
     texts = list(texts)
     encoded = encode_for(loaded, texts, settings)
-    frames: list[pd.DataFrame] = []
+    parts: list[dict[str, np.ndarray]] = []
 
-    def emit(frame: pd.DataFrame) -> None:
-        frames.append(frame)
+    def emit(columns: dict[str, np.ndarray]) -> None:
+        parts.append(columns)
         if on_rows is not None:
-            on_rows(frame)
+            on_rows(columns)
 
     # Texts with nothing to score never reach the model; they are NaN rows.
     empty = np.flatnonzero(encoded.n_scored == 0)
     if empty.size:
-        emit(_rows(names, digests, encoded, empty, np.full((empty.size, len(names)), np.nan)))
+        emit(_columns(names, digests, encoded, empty, np.full((empty.size, len(names)), np.nan)))
     score_encoded(
         loaded.model, encoded, settings=settings, token_budget=token_budget, device=loaded.device,
-        on_batch=lambda b: emit(_rows(names, digests, encoded, b.indices, b.scores)),
+        on_batch=lambda b: emit(_columns(names, digests, encoded, b.indices, b.scores)),
         names=names, texts=texts, reference_loss=reference_loss,
     )
-    if not frames:
-        return pd.DataFrame(columns=list(cache_columns(names)))
-    return pd.concat(frames, ignore_index=True)
+    return concatenated(parts, names)
