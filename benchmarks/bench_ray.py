@@ -6,7 +6,9 @@ cache, in interleaved rounds of: the local engine (the baseline, this process);
 ``engine="ray"`` with one actor *cold* (the kept actors released first, so the
 job starts processes, imports torch and transformers and loads the model) and
 *warm* (a second job in the same session, served by the actors the cold job
-left loaded); the same with two actors. Every actor and the local engine run
+left loaded); the same with two actors; with ``--new-session``, one actor's
+first job in a fresh local Ray session (Ray restarted, untimed, just before it:
+what a new ``jecs score --engine ray`` run meets). Every actor and the local engine run
 ``--threads`` torch threads (default 1: on a shared 2-core machine two intra-op
 threads made this tiny model 3-4x slower, every op waiting at a barrier for a
 descheduled thread). Ray is started once, locally, with 2 CPUs (its start-up is
@@ -16,7 +18,7 @@ difference from the local engine's scores and whether they are bit-identical,
 how many actor processes served the warm jobs, the time to start one scoring
 actor (process, imports, model load) and the load average.
 
-    python benchmarks/bench_ray.py [--texts 2000] [--shard-size 512] [--threads 1] [--rounds 2]
+    python benchmarks/bench_ray.py [--texts 2000] [--shard-size 512] [--threads 1] [--rounds 2] [--new-session]
 """
 
 from __future__ import annotations
@@ -79,12 +81,23 @@ def actor_start(model: Path, threads: int) -> float:
     return seconds
 
 
+def restart_ray() -> None:
+    """End this process's Ray session and start a fresh local one (2 CPUs), as a new ``jecs score`` run would."""
+    import ray
+
+    release_pools(ray)
+    ray.shutdown()
+    ensure_ray(address=None, num_cpus=2, object_store_mb=256)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--texts", type=int, default=2000)
     parser.add_argument("--shard-size", type=int, default=SHARD_SIZE)
     parser.add_argument("--threads", type=int, default=1, help="torch threads of the local engine and of each actor")
     parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds; each run keeps its best time")
+    parser.add_argument("--new-session", action="store_true",
+                        help="also time one worker's first job in a new local Ray session (its start not timed)")
     args = parser.parse_args(argv)
     root = Path(tempfile.mkdtemp(prefix="bench_ray_"))
     model = {"m": make_model(root / "model")}
@@ -109,12 +122,18 @@ def main(argv=None) -> int:
 
         jobs[f"ray, {workers} worker(s), cold"] = lambda cache, j=ray_job: j(cache, cold=True)
         jobs[f"ray, {workers} worker(s), warm"] = ray_job
+    if args.new_session:
+        jobs["ray, 1 worker(s), new session"] = lambda cache: run_scoring(
+            table, model, cache_dir=cache, engine="ray", engine_options={"workers": 1, "threads_per_worker": args.threads},
+            **common)
     best: dict[str, tuple[float, object]] = {}
     served: dict[str, set] = {}
     for round_ in range(args.rounds):
         walls = []
         for i, (label, job) in enumerate(jobs.items()):
             cache = root / f"cache{round_}-{i}"  # a fresh cache every run
+            if label.endswith("new session"):
+                restart_ray()  # not timed: the job then starts on the workers Ray starts with a session
             _, wall, out = timed(label, lambda j=job, c=cache: j(c))
             walls.append(f"{label} {wall:.1f} s")
             if label.endswith("warm"):
