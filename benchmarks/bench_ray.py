@@ -90,6 +90,26 @@ def restart_ray() -> None:
     ensure_ray(address=None, num_cpus=2, object_store_mb=256)
 
 
+def make_jobs(table, model, common: dict, *, threads: int, new_session: bool) -> dict:
+    """The timed runs by label, each a function of a fresh cache directory."""
+    jobs = {"local engine": lambda cache: run_scoring(table, model, cache_dir=cache, **common)}
+    for workers in (1, 2):
+        options = {"workers": workers, "threads_per_worker": threads}
+
+        def ray_job(cache, o=options, cold=False):
+            if cold:
+                release_pools()
+            return run_scoring(table, model, cache_dir=cache, engine="ray", engine_options=o, **common)
+
+        jobs[f"ray, {workers} worker(s), cold"] = lambda cache, j=ray_job: j(cache, cold=True)
+        jobs[f"ray, {workers} worker(s), warm"] = ray_job
+    if new_session:
+        jobs["ray, 1 worker(s), new session"] = lambda cache: run_scoring(
+            table, model, cache_dir=cache, engine="ray", engine_options={"workers": 1, "threads_per_worker": threads},
+            **common)
+    return jobs
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--texts", type=int, default=2000)
@@ -111,21 +131,7 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     ensure_ray(address=None, num_cpus=2, object_store_mb=256)
     ray_start = time.perf_counter() - start
-    jobs = {"local engine": lambda cache: run_scoring(table, model, cache_dir=cache, **common)}
-    for workers in (1, 2):
-        options = {"workers": workers, "threads_per_worker": args.threads}
-
-        def ray_job(cache, o=options, cold=False):
-            if cold:
-                release_pools()
-            return run_scoring(table, model, cache_dir=cache, engine="ray", engine_options=o, **common)
-
-        jobs[f"ray, {workers} worker(s), cold"] = lambda cache, j=ray_job: j(cache, cold=True)
-        jobs[f"ray, {workers} worker(s), warm"] = ray_job
-    if args.new_session:
-        jobs["ray, 1 worker(s), new session"] = lambda cache: run_scoring(
-            table, model, cache_dir=cache, engine="ray", engine_options={"workers": 1, "threads_per_worker": args.threads},
-            **common)
+    jobs = make_jobs(table, model, common, threads=args.threads, new_session=args.new_session)
     best: dict[str, tuple[float, object]] = {}
     served: dict[str, set] = {}
     for round_ in range(args.rounds):

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ._rows import row_max
 from ._shared_max_p import shared_p_max, sharing_max_p
 from ._validation import check_alpha, check_pvalue_matrix
 from .conformal import table_pvalues
@@ -60,7 +61,7 @@ class Comparison:
     def p_max(self) -> np.ndarray:
         """Each item's largest p-value (read-only inside a :func:`jecs_core._shared_max_p.sharing_max_p` block)."""
         shared = shared_p_max(self.pvalues)
-        return self.pvalues.max(axis=1) if shared is None else shared
+        return row_max(self.pvalues) if shared is None else shared
 
     def result(self, method: str | None = None):
         """The result of ``method`` (``None``: the default rule)."""

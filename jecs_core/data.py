@@ -20,6 +20,7 @@ import pandas as pd
 from ._columns import by_split
 from ._csv_chunks import read_clean_wide_csv
 from ._long import detect_layout
+from ._rows import row_any
 from .contract import (
     COVARIATE_PREFIX,
     MEMBER_PREFIX,
@@ -103,8 +104,7 @@ class ScoreTable:
     @property
     def contaminated(self) -> np.ndarray | None:
         """Test items that are members of at least one model (None without labels)."""
-        # any() on the int8 labels reduces through a small buffer (astype(bool) would copy the whole block).
-        return None if self.test_members is None else np.any(self.test_members, axis=1)
+        return None if self.test_members is None else row_any(self.test_members)
 
     def warnings(self, alpha: float) -> list[str]:
         """One-line warnings about this table at level ``alpha`` (see :func:`jecs_core.contract.calibration_warnings`)."""

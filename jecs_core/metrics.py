@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._rows import row_any
+
 
 def contaminated_items(members) -> np.ndarray:
     """An item is contaminated if it is a member of at least one model.
@@ -32,7 +34,7 @@ def contaminated_items(members) -> np.ndarray:
         raise ValueError(f"members must be a 1-D or 2-D array, got shape {labels.shape}")
     if labels.size and not np.isin(labels, (0, 1)).all():
         raise ValueError("members must hold only 0 and 1")
-    return labels.astype(bool).any(axis=1)
+    return row_any(labels if labels.dtype.kind in "biuf" else labels.astype(bool))
 
 
 def _check_pair(selected, contaminated) -> tuple[np.ndarray, np.ndarray]:

@@ -15,6 +15,7 @@ from typing import ClassVar
 import numpy as np
 
 from ._counting_sort import sorted_values
+from ._rows import row_max
 from ._validation import check_alpha, check_knn, check_lam, check_pvalue_matrix
 from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, fit_from_sorted, fit_lambda_grid
 from .multitest import StepUpResult, step_up_mask, step_up_sorted
@@ -196,7 +197,7 @@ def max_p(pvalues) -> np.ndarray:
     >>> max_p([[0.01, 0.2], [0.5, 0.3]]).tolist()
     [0.2, 0.5]
     """
-    return check_pvalue_matrix(pvalues).max(axis=1)
+    return row_max(check_pvalue_matrix(pvalues))
 
 
 def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_LAMBDA_GRID, warn: bool = True,

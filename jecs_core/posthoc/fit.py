@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._rows import row_max
 from .._shared_max_p import sorted_max_p
 from .._validation import check_fraction, check_positive_int, check_pvalue_matrix
 from .closed_simes import hommel_h, max_null, top_set_max_null, u_index
@@ -43,7 +44,7 @@ def check_mask(selected, n: int, name: str = "selected") -> np.ndarray:
 
 def max_p_vector(pvalues, name: str = "pvalues") -> np.ndarray:
     """The per-item max-p of an (n, K) matrix or a 1-D vector, checked (finite, in [0, 1])."""
-    return check_pvalue_matrix(pvalues, name).max(axis=1)
+    return row_max(check_pvalue_matrix(pvalues, name))
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._rows import row_max
 from .._validation import check_alpha, check_pvalue_matrix
 from ..rules import get_rule
 from .fit import check_delta, fit_post_hoc
@@ -80,7 +81,7 @@ def post_hoc_path(pvalues, alphas, *, method: str | None = None, delta: float = 
     matrix = check_pvalue_matrix(pvalues)
     prepared = rule.prepare(matrix, **options)
     # The bound needs max-p only: passing the vector skips a second check of the whole matrix.
-    fit = fit_post_hoc(matrix.max(axis=1), delta=delta, calibration_size=calibration_size)
+    fit = fit_post_hoc(row_max(matrix), delta=delta, calibration_size=calibration_size)
     n_selected = np.zeros(levels.shape[0], dtype=np.int64)
     bounds = np.zeros(levels.shape[0], dtype=np.int64)
     for index, level in enumerate(levels):
