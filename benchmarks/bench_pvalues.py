@@ -17,14 +17,18 @@ plain path is printed (wall time; CPU seconds beside it):
   the distinct values only, or a binary search among them, each followed by a look-up of the
   count where each distinct value's run ends (``jecs_core._rank.count_at_most`` takes the
   first, or the second at or below ``_FEW_DISTINCT`` distinct values);
+- serial ranked test: per column, the test scores sorted and ranked and each calibration value
+  counted where it first applies (``jecs_core._rank.count_at_most_unsorted``; no calibration sort),
+  which the library takes from ``_RANK_TEST_FROM`` calibration rows per test row;
 - jecs_core.conformal_pvalues itself (buckets, one column per thread from the cut-off).
 
 Every variant is checked equal to the library's result before timing.
 
-The tied cases round every score to a few decimals, as scores printed to a few
+The last rows have more calibration than test rows (a large set of known members against a
+small benchmark). The tied cases round every score to a few decimals, as scores printed to a few
 digits are.
 
-Run:  python benchmarks/bench_pvalues.py [--rounds 3]
+Run:  python benchmarks/bench_pvalues.py [--rounds 3] [--cases 8,9,10,11]
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jecs_core import conformal_pvalues  # noqa: E402
 from jecs_core._pvalue_kernel import _PARALLEL_MIN_CELLS, ordered_keys  # noqa: E402
-from jecs_core._rank import _bucket_count, _run_ends  # noqa: E402
+from jecs_core._rank import _bucket_count, _run_ends, count_at_most_unsorted  # noqa: E402
 
 CASES = [  # (n, m, K, signal, decimals the scores are rounded to: None = not rounded)
     (20_000, 1_000, 16, 4.0, None),
@@ -54,6 +58,10 @@ CASES = [  # (n, m, K, signal, decimals the scores are rounded to: None = not ro
     (1_000_000, 100_000, 16, 4.0, 0),  # about 10 distinct calibration values a column
     (1_000_000, 100_000, 16, 4.0, 1),  # about 85
     (1_000_000, 100_000, 16, 4.0, 2),  # about 700
+    (500_000, 1_000_000, 4, 4.0, None),  # m = 2n
+    (250_000, 1_000_000, 4, 4.0, None),  # m = 4n
+    (10_000, 1_000_000, 4, 4.0, None),  # m = 100n
+    (10_000, 100_000, 4, 4.0, 1),  # m = 10n, tied
 ]
 
 
@@ -75,6 +83,9 @@ def plain(test, cal, threads: bool, sort_keys: bool = False, int_keys: bool = Fa
     out = np.empty((n, n_models), order="F")
 
     def column(k: int) -> None:
+        if buckets == "ranked test":
+            out[:, k] = count_at_most_unsorted(cal[:, k], test[:, k]) / (m + 1)
+            return
         reference = np.sort(cal[:, k])
         keys = test[:, k]
         if int_keys:
@@ -110,6 +121,7 @@ def variants_for(test, cal) -> dict:
         "buckets": lambda: plain(test, cal, threads=False, buckets="all"),
         "distinct buckets": lambda: plain(test, cal, threads=False, buckets="distinct buckets"),
         "distinct search": lambda: plain(test, cal, threads=False, buckets="distinct search"),
+        "ranked test": lambda: plain(test, cal, threads=False, buckets="ranked test"),
         "library": lambda: conformal_pvalues(test, cal),
     }
 
@@ -123,12 +135,14 @@ def timed(fn) -> tuple[float, float]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--cases", default="", help="comma-separated indices into CASES (default: every case)")
     args = parser.parse_args(argv)
+    cases = [CASES[int(i)] for i in args.cases.split(",")] if args.cases else CASES
     print(f"{os.cpu_count()} CPU(s), thread-pool cut-off {_PARALLEL_MIN_CELLS:,} cells, "
           f"{args.rounds} interleaved rounds; ratios are wall time against serial plain (median of rounds)")
     print(f"{'n':>10}{'m':>9}{'K':>4}{'mu':>5}{'dec':>4}  {'serial s':>9}{'threaded':>10}{'sorted keys':>13}"
-          f"{'int keys':>10}{'buckets':>9}{'dist. bkt':>10}{'dist. srch':>11}{'library':>9}  {'load':>5}")
-    for n, m, k, signal, decimals in CASES:
+          f"{'int keys':>10}{'buckets':>9}{'dist. bkt':>10}{'dist. srch':>11}{'ranked':>8}{'library':>9}  {'load':>5}")
+    for n, m, k, signal, decimals in cases:
         rng = np.random.default_rng(0)
         test = signal * (rng.random((n, k)) < 0.1) + rng.standard_normal((n, k))
         cal = signal + rng.standard_normal((m, k))
@@ -147,7 +161,8 @@ def main(argv=None) -> int:
         ratio = {name: statistics.median(w / s for w, s in zip(wall[name], wall["serial"])) for name in variants}
         print(f"{n:>10,}{m:>9,}{k:>4}{signal:>5.0f}{'-' if decimals is None else decimals:>4}  {serial:>9.3f}"
               f"{ratio['threaded']:>9.2f}x{ratio['sorted keys']:>12.2f}x{ratio['int keys']:>9.2f}x{ratio['buckets']:>8.2f}x"
-              f"{ratio['distinct buckets']:>9.2f}x{ratio['distinct search']:>10.2f}x{ratio['library']:>8.2f}x  {os.getloadavg()[0]:>5.2f}")
+              f"{ratio['distinct buckets']:>9.2f}x{ratio['distinct search']:>10.2f}x{ratio['ranked test']:>7.2f}x"
+              f"{ratio['library']:>8.2f}x  {os.getloadavg()[0]:>5.2f}")
     return 0
 
 

@@ -89,6 +89,41 @@ def count_at_most(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
     return out
 
 
+def count_at_most_unsorted(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """:func:`count_at_most` without sorting ``reference``: the queries are sorted and ranked instead.
+
+    Each reference value ``v`` is counted by every query at or above it, that is by the sorted
+    queries from position ``#{q < v}`` on: one histogram of those positions, summed up the sorted
+    queries, gives every count. ``#{q < v}`` is ``#{q <= v'}`` for ``v'`` the float64 just below
+    ``v``, read from the bucket table of the sorted queries. This costs a sort of the n queries
+    and a table look-up per reference value instead of a sort of the m reference values, so it
+    pays when m is several times n (``benchmarks/bench_pvalues.py``, the rows with m > n).
+
+    Parameters
+    ----------
+    reference : numpy.ndarray of float64, shape (m,)
+        Finite values, in any order.
+    queries : numpy.ndarray of float64, shape (n,)
+        Finite values, ``n >= 1`` (a strided column is fine).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
+        One plus the number of reference values at or below each query.
+    """
+    n = queries.shape[0]
+    order = np.argsort(queries, kind="stable")
+    count = at_most_counter(queries[order])
+    starts = np.zeros(n + 1, dtype=np.int64)  # how many reference values first count at each sorted position
+    for rows in row_blocks(reference.shape[0]):
+        with np.errstate(over="ignore"):  # below the most negative float lies -inf: below every query, as it should
+            below = np.nextafter(reference[rows], -np.inf)
+        starts += np.bincount(count(below) - 1, minlength=n + 1)
+    out = np.empty(n, dtype=np.int64)
+    out[order] = np.cumsum(starts[:n]) + 1
+    return out
+
+
 def _run_ends(reference: np.ndarray) -> np.ndarray | None:
     """Index of the last of each run of equal sorted values (``-0.0 == 0.0``); ``None`` when all differ."""
     differs = reference[1:] != reference[:-1]
@@ -152,4 +187,4 @@ def _within_bucket(reference: np.ndarray, queries: np.ndarray, counts: np.ndarra
     return counts
 
 
-__all__ = ["at_most_counter", "count_at_most"]
+__all__ = ["at_most_counter", "count_at_most", "count_at_most_unsorted"]

@@ -84,6 +84,43 @@ def test_threaded_path_is_bit_identical_to_the_serial_path(case):
     np.testing.assert_array_equal(serial, brute_force(test, cal))
 
 
+@given(
+    st.integers(1, 3).flatmap(
+        lambda k: st.tuples(
+            arrays(float, st.tuples(st.integers(0, 12), st.just(k)), elements=scores | st.sampled_from([0.0, -0.0, 1e308])),
+            arrays(float, st.tuples(st.integers(1, 60), st.just(k)), elements=scores | st.sampled_from([0.0, -0.0, -1e308])),
+        )
+    )
+)
+def test_ranking_the_test_scores_gives_the_sorted_calibration_p_values(pair):
+    """Both deterministic paths (sort the calibration column, or rank the test column) agree bit for bit."""
+    test, cal = pair
+    kept = conformal_mod._RANK_TEST_FROM
+    try:
+        conformal_mod._RANK_TEST_FROM = 0  # every column with a test row ranks its test scores
+        ranked = conformal_pvalues(test, cal)
+        conformal_mod._RANK_TEST_FROM = 10**9  # every column sorts its calibration scores
+        sorted_cal = conformal_pvalues(test, cal)
+    finally:
+        conformal_mod._RANK_TEST_FROM = kept
+    np.testing.assert_array_equal(ranked, sorted_cal)
+    np.testing.assert_array_equal(ranked, brute_force(test, cal))
+
+
+def test_many_more_calibration_rows_than_test_rows_rank_the_test_scores(monkeypatch):
+    rng = np.random.default_rng(3)
+    test, cal = np.round(rng.standard_normal((2_000, 2)), 2), rng.standard_normal((60_000, 2))
+    calls = []
+    real = conformal_mod.count_at_most_unsorted
+    monkeypatch.setattr(conformal_mod, "count_at_most_unsorted", lambda *a: calls.append(1) or real(*a))
+    p = conformal_pvalues(test, cal)
+    assert len(calls) == 2  # one per column
+    ref = (1 + np.array([np.searchsorted(np.sort(cal[:, j]), test[:, j], side="right") for j in range(2)]).T) / 60_001
+    np.testing.assert_array_equal(p, ref)
+    conformal_pvalues(test[:1_000], cal[:2_000])  # m = 2n: the calibration columns are sorted
+    assert len(calls) == 2
+
+
 any_finite = st.floats(allow_nan=False, allow_infinity=False, allow_subnormal=True)
 
 

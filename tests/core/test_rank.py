@@ -11,7 +11,7 @@ from hypothesis.extra.numpy import arrays
 
 import jecs_core._blocks as blocks
 from jecs_core._blocks import BLOCK_ROWS
-from jecs_core._rank import _FEW_DISTINCT, _SCAN, _run_ends, at_most_counter, count_at_most
+from jecs_core._rank import _FEW_DISTINCT, _SCAN, _run_ends, at_most_counter, count_at_most, count_at_most_unsorted
 
 
 @contextlib.contextmanager
@@ -106,3 +106,24 @@ def test_a_column_longer_than_one_block():
     reference = np.sort(rng.standard_normal(2_000))
     queries = rng.standard_normal(2 * BLOCK_ROWS + 17)[::-1]  # a negative stride across blocks
     np.testing.assert_array_equal(count_at_most(reference, queries), reference_count(reference, queries))
+
+
+@given(arrays(float, st.integers(0, 80), elements=awkward | tied), arrays(float, st.integers(1, 40), elements=awkward | tied))
+def test_ranking_the_queries_counts_as_sorting_the_reference(reference, queries):
+    """The path for many more reference values than queries: unsorted reference, ties, zeros of both signs."""
+    expected = reference_count(np.sort(reference), queries)
+    np.testing.assert_array_equal(count_at_most_unsorted(reference, queries), expected)
+    np.testing.assert_array_equal(count_at_most_unsorted(reference[::-1], queries), expected)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 300), st.integers(1, 40), st.integers(1, 9), st.sampled_from([None, 0, 1]), st.integers(0, 2**32 - 1))
+def test_ranking_the_queries_in_blocks_of_reference_values(n, ratio, block, rounding, seed):
+    rng = np.random.default_rng(seed)
+    reference = rng.standard_normal(n * ratio) * 3
+    queries = rng.standard_normal(2 * n)[::2] * 4  # a strided column
+    if rounding is not None:
+        reference, queries = np.round(reference, rounding), np.round(queries, rounding)
+    with block_rows(block):
+        counted = count_at_most_unsorted(reference, queries)
+    np.testing.assert_array_equal(counted, reference_count(np.sort(reference), queries))
