@@ -82,8 +82,9 @@ def cap_correction(n: int, lam: float = DEFAULT_LAMBDA) -> float:
     if n < 1:
         return 1.0
     w = cap_level(n)
-    n0 = np.arange(1, n + 1)
-    bound = 1.0 + float(np.max(w * n0 / n * binom_sf(np.floor(n * (1 - lam) / w - 1), n0 - 1, 1 - lam)))
+    # The bound's term w n0 / n P(B > ...) is largest at n0 = n: a binomial tail over more trials is
+    # no smaller, and the factor grows with n0. One binomial call instead of n (0.28 s at n = 10^6).
+    bound = 1.0 + float(w * n / n * binom_sf(np.floor(n * (1 - lam) / w - 1), n - 1, 1 - lam))
     if bound - 1.0 < 1e-6 or n > _EXACT_MAX_N:  # the bound is itself valid; exact only tightens it
         return bound
     first = max(int(np.floor(n * (1 - lam) / w)), 1)  # smaller n0 never have Y < w n0 / n

@@ -83,6 +83,21 @@ def test_cap_correction_matches_brute_force():
     assert 1.0 <= cap_correction(5000) < 1.002
 
 
+def test_the_tail_bound_is_taken_at_n0_equal_to_n():
+    """c(n)'s tail bound is evaluated at n0 = n only; it equals the maximum over every n0 <= n."""
+    from jecs_core._binomial import binom_sf
+
+    cap_correction.cache_clear()
+    for n in [1, 2, 9, 64, 300, 2999, 3000, 3001, 4096, 25_000, 250_000]:
+        for lam in (0.1, 0.5, 0.9):
+            w, n0 = cap_level(n), np.arange(1, n + 1)
+            every = 1.0 + float(np.max(w * n0 / n * binom_sf(np.floor(n * (1 - lam) / w - 1), n0 - 1, 1 - lam)))
+            if n > 3000 or every - 1.0 < 1e-6:  # where the bound itself is returned
+                assert cap_correction(n, lam) == every
+            else:
+                assert cap_correction(n, lam) <= every
+
+
 @settings(max_examples=150, deadline=None)
 @given(pvalue_tables(), st.sampled_from([0.05, 0.1, 0.3]), st.randoms(use_true_random=False))
 def test_order_invariant_and_between_bh_and_capped_storey(p, alpha, rnd):
