@@ -26,11 +26,11 @@ from ._validation import check_score_matrix
 # Below this many cells of work (test plus calibration, times K) the thread pool costs more
 # than it saves (benchmarks/bench_pvalues.py times the serial and threaded paths side by side;
 # the calibration sort or its ranking is as much of the work as the test look-ups).
-# Sorting each test column before the lookups is not done: its argsort costs more than the
-# cache misses it saves; the bucket table of jecs_core._rank saves them (the same benchmark times all three).
+# Sorting a test column to make its look-ups cache-friendly is not done: its argsort costs more than
+# the cache misses it saves; the bucket table of jecs_core._rank saves them (the same benchmark times all three).
 _PARALLEL_MIN_CELLS = 2_000_000
 # From this many calibration rows per test row the test scores are ranked instead of the
-# calibration column sorted (benchmarks/bench_pvalues.py: 0.68-0.72x at m = 4n, 1.17-1.27x at m = 2n).
+# calibration column sorted (benchmarks/bench_pvalues.py: 0.68x the binary search's time at m = 4n, 1.08x at m = 2n).
 _RANK_TEST_FROM = 3
 
 
