@@ -14,8 +14,8 @@ from collections.abc import Iterator
 BLOCK_ROWS = 1 << 16
 
 
-def row_blocks(n: int) -> Iterator[slice]:
-    """Consecutive slices covering ``range(n)``, ``BLOCK_ROWS`` long (the last one shorter)."""
-    size = BLOCK_ROWS  # read at each call: a test can shrink it to make many blocks
+def row_blocks(n: int, size: int | None = None) -> Iterator[slice]:
+    """Consecutive slices covering ``range(n)``, ``size`` (default ``BLOCK_ROWS``) long, the last one shorter."""
+    size = BLOCK_ROWS if size is None else size  # read at each call: a test can shrink it to make many blocks
     for start in range(0, n, size):
         yield slice(start, min(start + size, n))

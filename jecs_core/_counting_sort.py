@@ -57,9 +57,10 @@ def _counted_on_grid(values: np.ndarray, sample: np.ndarray) -> np.ndarray | Non
         return None
     with np.errstate(over="ignore"):  # a subnormal gap gives an infinite d, refused below
         d = float(np.rint(1.0 / np.diff(sample).min()))
-    if not (d >= 1.0 and values.max() * d <= n):  # k at most n: counts no longer than the values
+    largest = values.max()
+    if not (d >= 1.0 and largest * d <= n):  # k at most n: counts no longer than the values
         return None
-    top = int(np.rint(values.max() * d))
+    top = int(np.rint(largest * d))
     # Short grids are counted block by block; a long one (up to n values) would be zeroed per block.
     counts = np.zeros(top + 1, np.intp) if top < BLOCK_COUNTS else None
     k = None if counts is not None else np.empty(n, np.intp)

@@ -85,14 +85,14 @@ def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generat
     uniforms = rng.random((n, n_models)) if rng is not None else None
 
     def fill_column(k: int) -> None:
-        # Each worker sorts its own calibration column (a contiguous copy sorts faster than
-        # numpy's strided sort along axis 0, and the sort runs in parallel with the others).
         target = out[:, k]
         if rng is None and n and m >= _RANK_TEST_FROM * n:
             # Far fewer test items than calibration items: ranking the test scores is cheaper
             # than sorting the calibration column; the counts, and so the p-values, are the same.
             np.divide(count_at_most_unsorted(cal[:, k], test[:, k]), m + 1, out=target)
             return
+        # Each worker sorts its own calibration column (a contiguous copy sorts faster than
+        # numpy's strided sort along axis 0, and the sort runs in parallel with the others).
         ordered = np.sort(cal[:, k])
         if rng is None:
             # A bucket table answers most look-ups without a binary search (jecs_core._rank);

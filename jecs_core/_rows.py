@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._blocks import row_blocks
+
 # Rows per transposed block: 4,096 x 16 float64 values (512 KiB) stay in the second-level cache.
 TRANSPOSE_ROWS = 4096
 # From this many columns the plain reduction is faster than transposing (measured up to 64).
@@ -44,6 +46,6 @@ def _reduced(matrix: np.ndarray, reduce, dtype) -> np.ndarray:
     if k <= 1 or matrix.flags.f_contiguous or not matrix.flags.c_contiguous or k > _MOST_COLUMNS:
         return reduce(matrix)
     out = np.empty(n, dtype=dtype)
-    for start in range(0, n, TRANSPOSE_ROWS):
-        out[start : start + TRANSPOSE_ROWS] = reduce(np.asfortranarray(matrix[start : start + TRANSPOSE_ROWS]))
+    for rows in row_blocks(n, TRANSPOSE_ROWS):
+        out[rows] = reduce(np.asfortranarray(matrix[rows]))
     return out

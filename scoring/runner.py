@@ -89,11 +89,11 @@ def score_model_local(job: ModelJob, texts_by_digest: dict[str, str], tick: Call
         buffer.add(rows)
         tick(len(rows["text_sha"]), f"{job.name}: scoring")
 
-    frames = []
+    parts = []
     try:
         # The same digest-sorted shards as the Ray engine, so both run the same batches.
         for shard in shards_of(missing, job.shard_size):
-            frames.append(score_columns(
+            parts.append(score_columns(
                 loaded, [texts_by_digest[d] for d in shard], shard, settings=job.settings,
                 token_budget=job.token_budget, names=job.names, reference_loss=job.reference_for(shard),
                 on_rows=on_rows,
@@ -104,7 +104,7 @@ def score_model_local(job: ModelJob, texts_by_digest: dict[str, str], tick: Call
         buffer.flush()
         del loaded
         loading.free_memory()
-    fresh = pd.DataFrame(concatenated(frames, job.names)).set_index("text_sha")
+    fresh = pd.DataFrame(concatenated(parts, job.names)).set_index("text_sha")
     if cache is not None:
         cache.compact()
     rows = fresh if cached is None or cached.empty else pd.concat([cached, fresh])
