@@ -10,6 +10,7 @@ them is elementwise or sums exactly, so the results do not depend on the block s
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 BLOCK_ROWS = 1 << 16
 
@@ -19,3 +20,15 @@ def row_blocks(n: int, size: int | None = None) -> Iterator[slice]:
     size = BLOCK_ROWS if size is None else size  # read at each call: a test can shrink it to make many blocks
     for start in range(0, n, size):
         yield slice(start, min(start + size, n))
+
+
+def read_ahead(blocks: Iterator) -> Iterator:
+    """``blocks``, the next one produced in another thread while the caller works on this one.
+
+    For parsers that release the GIL (pandas' and Arrow's CSV readers): one block waits at most.
+    """
+    with ThreadPoolExecutor(max_workers=1) as producer:
+        pending = producer.submit(next, blocks, None)
+        while (block := pending.result()) is not None:
+            pending = producer.submit(next, blocks, None)
+            yield block

@@ -15,13 +15,14 @@ Both paths type every cell with :func:`jecs_core.io.csv_options`, so they build 
 from __future__ import annotations
 
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ._blocks import read_ahead
 from ._columns import Where, by_split, empty_text, label_column, plain_block, split_rows
+from ._csv_arrow import read_plain_wide_csv
 from ._long import detect_layout
 from .contract import COVARIATE_PREFIX, MEMBER_PREFIX, MIN_CALIBRATION, SCORE_PREFIX, column_roles
 from .formats import table_kind
@@ -172,15 +173,6 @@ def _chunks(path: Path, header: list[str]):
         raise _Refused from exc
 
 
-def _read_ahead(chunks):
-    """``chunks``, the next one parsed in another thread while this one is checked (the parser releases the GIL)."""
-    with ThreadPoolExecutor(max_workers=1) as parser:
-        pending = parser.submit(next, chunks, None)
-        while (chunk := pending.result()) is not None:
-            pending = parser.submit(next, chunks, None)
-            yield chunk
-
-
 def read_clean_wide_csv(path: str | Path, *, source: str, layout: str = "auto",
                         lower_is_member: bool = False) -> dict | None:
     """The :class:`jecs_core.data.ScoreTable` fields of a clean wide CSV table, or ``None``.
@@ -198,8 +190,13 @@ def read_clean_wide_csv(path: str | Path, *, source: str, layout: str = "auto",
             header = csv_header(stream, source)
         if len(header) > WIDE_HEADER:
             return None
+        plain = read_plain_wide_csv(path, header, capacity=_estimated_rows(path), lower_is_member=lower_is_member)
+        if plain is not None and (layout == "wide" or detect_layout(pd.DataFrame(columns=header)) == "wide"):
+            no_columns = pd.Index(header)[:0]  # typed as the parser types a header
+            return {**plain, **{f"{part}_extra": pd.DataFrame(index=pd.RangeIndex(len(plain[f"{part}_ids"])), columns=no_columns)
+                                for part in ("test", "calibration")}}
         chunks = _chunks(path, header)
-        ahead = _read_ahead(chunks)
+        ahead = read_ahead(chunks)
         try:
             return _fill(ahead, header, path, source, layout).fields(lower_is_member)
         finally:

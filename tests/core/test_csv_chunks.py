@@ -9,25 +9,36 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jecs_core import ScoreTableError, load_scores
+from jecs_core import _csv_arrow as arrow_lane
 from jecs_core import _csv_chunks as chunks
 
 FIELDS = ("models", "calibration", "test", "calibration_ids", "test_ids", "test_members", "covariates",
           "calibration_covariates", "covariate_names", "flipped", "source", "source_sha256")
 
 
-def _load(path, monkeypatch, *, chunked: bool, rows: int = 3, **options):
-    """``load_scores`` through one path; returns (table or None, error text or None, whether chunks were read)."""
-    taken = []
-    real = chunks.read_clean_wide_csv
+def _load(path, monkeypatch, *, chunked: bool, rows: int = 3, block_bytes: int = 64, lanes: list | None = None,
+          **options):
+    """``load_scores`` through one path; returns (table or None, error text or None, whether chunks were read).
+
+    ``lanes`` (a list) receives whether Arrow's lane read the table; ``block_bytes`` is its parse unit."""
+    taken, arrow = [], [] if lanes is None else lanes
+    real, real_arrow = chunks.read_clean_wide_csv, chunks.read_plain_wide_csv
 
     def spy(*args, **kwargs):
         fields = real(*args, **kwargs)
         taken.append(fields is not None)
         return fields
 
+    def spy_arrow(*args, **kwargs):
+        fields = real_arrow(*args, **kwargs)
+        arrow.append(fields is not None)
+        return fields
+
     with monkeypatch.context() as patch:
         patch.setattr(chunks, "CHUNKED_FROM_BYTES", 0 if chunked else 10**18)
         patch.setattr(chunks, "CHUNK_ROWS", rows)
+        patch.setattr(arrow_lane, "BLOCK_BYTES", block_bytes)
+        patch.setattr(chunks, "read_plain_wide_csv", spy_arrow)
         patch.setattr("jecs_core.data.read_clean_wide_csv", spy)
         try:
             return load_scores(path, **options), None, taken[0]
@@ -157,3 +168,86 @@ def test_any_table_reads_the_same_through_either_path(rows, chunk_rows, lower_is
     if whole is not None:
         assert_same_table(chunked, whole)
         assert taken or not text_notes  # a usable table whose columns keep their types is read in chunks
+
+
+# Arrow's lane takes only files both parsers read alike; the rest go to the pandas lane (or the whole-file read).
+ARROW_LANE = {
+    "scores, labels, padded split words": ("item_id,split,score_a,score_b,member_a,member_b\nc1, Calibration ,1,2.5,,7\n"
+                                           "c2,calibration,0.5,1E5,1,\nt1,TEST,0.25,1e-7,0,1\nt2,test,7,+1,01,1\n", True),
+    "text labels on calibration rows": ("item_id,split,score_a,member_a\nc1,calibration,1,x\nc2,calibration,2,2.5\n"
+                                        "t1,test,3,1\nt2,test,4,0\n", False),
+    "a missing label on a test row": ("item_id,split,score_a,member_a\nc1,calibration,1,\nc2,calibration,2,\nt1,test,3,\n"
+                                      "t2,test,4,0\n", False),
+    "a label of 2 on a test row": ("item_id,split,score_a,member_a\nc1,calibration,1,\nc2,calibration,2,\nt1,test,3,2\n"
+                                   "t2,test,4,0\n", False),
+    "a non-ASCII id and a BOM": ("\ufeffitem_id,split,score_a\né,calibration,1\nc2,calibration,2\nt1,test,3\nt2,test,4\n", True),
+    "integers past 2^64": ("item_id,split,score_a\nc1,calibration,123456789012345678901234567\nc2,calibration,2\n"
+                           "t1,test,-98765432109876543210\nt2,test,4\n", True),
+    "a negative zero": ("item_id,split,score_a\nc1,calibration,-0\nc2,calibration,2\nt1,test,3\nt2,test,4\n", False),
+    "a quoted id": ('item_id,split,score_a\n"c,1",calibration,1\nc2,calibration,2\nt1,test,3\nt2,test,4\n', False),
+    "a NUL byte in an id": ("item_id,split,score_a\nc\0,calibration,1\nc2,calibration,2\nt1,test,3\nt2,test,4\n", False),
+    "scores padded with spaces and tabs": ("item_id,split,score_a\nc1,calibration, 1.5\nc2,calibration,2 \nt1,test,\t3\n"
+                                           "t2,test,4\n", True),
+    "a score padded with a vertical tab": ("item_id,split,score_a\nc1,calibration,\v1.5\nc2,calibration,2\nt1,test,3\n"
+                                           "t2,test,4\n", False),
+    "a label written 1.0": ("item_id,split,score_a,member_a\nc1,calibration,1,\nc2,calibration,2,\nt1,test,3,1.0\n"
+                            "t2,test,4,0\n", False),
+    "a blank non-ASCII id": ("item_id,split,score_a\n\u3000,calibration,1\nc2,calibration,2\nt1,test,3\nt2,test,4\n", False),
+    "a covariate": ("item_id,split,score_a,x_len\nc1,calibration,1,3\nc2,calibration,2,4\nt1,test,3,5\nt2,test,4,6\n", False),
+    "columns in another order": ("split,item_id,score_a\ncalibration,c1,1\ncalibration,c2,2\ntest,t1,3\ntest,t2,4\n", False),
+    "a short row": ("item_id,split,score_a,member_a\nc1,calibration,1\nc2,calibration,2,\nt1,test,3,1\nt2,test,4,0\n", False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARROW_LANE))
+@pytest.mark.parametrize("block_bytes", [64, 2**20])
+def test_arrow_lane_reads_only_what_both_parsers_read_alike(name, block_bytes, tmp_path, monkeypatch):
+    text, by_arrow = ARROW_LANE[name]
+    path = tmp_path / "scores.csv"
+    path.write_bytes(text.encode("utf-8"))
+    whole, whole_error, _ = _load(path, monkeypatch, chunked=False)
+    lanes = []
+    chunked, chunked_error, _ = _load(path, monkeypatch, chunked=True, block_bytes=block_bytes, lanes=lanes)
+    assert chunked_error == whole_error
+    if whole is not None:
+        assert_same_table(chunked, whole)
+    assert lanes == [by_arrow]
+
+
+def test_arrow_lane_refuses_repeated_ids_and_unknown_splits(tmp_path):
+    for text in ("item_id,split,score_a\nc1,calibration,1\nc1,calibration,2\nt1,test,3\n",
+                 "item_id,split,score_a\nc1,calibration,1\nc2,calibration,2\nt1,tset,3\n",
+                 "item_id,split,score_a\nc1,calibration,1\nc2,calibration,2\nt1,test,inf\n"):
+        path = tmp_path / "scores.csv"
+        path.write_text(text, encoding="utf-8")
+        assert arrow_lane.read_plain_wide_csv(path, text.split("\n")[0].split(","), capacity=1, lower_is_member=False) is None
+
+
+plain_ids = st.text(st.characters(blacklist_characters='",\r\n\0', blacklist_categories=("Cs",)), max_size=8)
+plain_cells = st.one_of(st.integers(-10**25, 10**25).map(str),
+                        st.floats(allow_nan=False, allow_infinity=False).map(lambda v: repr(v + 0.0)),
+                        st.sampled_from(["1e-300", "4.9e-324", "3.0", "1E5", "+2.5", ".5", "7.", " 1.5", "2 ", "\t3"]))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.tuples(plain_ids, st.sampled_from(["calibration", "test", " Test", "CALIBRATION "]), plain_cells,
+                               plain_cells, st.sampled_from(["0", "1", " 1", "01"]), st.sampled_from(["", "0", "1", "7"])),
+                     min_size=2, max_size=40),
+       block_bytes=st.sampled_from([256, 1024, 2**20]), estimate=st.sampled_from([1, 7, 10**4]), lower_is_member=st.booleans())
+def test_arrow_lane_equals_the_whole_file_read(rows, block_bytes, estimate, lower_is_member, tmp_path, monkeypatch):
+    lines = ["item_id,split,score_a,score_b,member_a,member_b"]
+    for j, (name, split, a, b, label, cal_label) in enumerate(rows):
+        label = cal_label if split.strip().lower() == "calibration" else label  # calibration labels are never read
+        lines.append(f"{j}:{name},{split},{a},{b},{label},{label}")
+    path = tmp_path / "scores.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.setattr(chunks, "_estimated_rows", lambda path: estimate)
+    whole, whole_error, _ = _load(path, monkeypatch, chunked=False, lower_is_member=lower_is_member)
+    lanes = []
+    chunked, chunked_error, _ = _load(path, monkeypatch, chunked=True, block_bytes=block_bytes, lanes=lanes,
+                                      lower_is_member=lower_is_member)
+    assert chunked_error == whole_error
+    if whole is not None:
+        assert_same_table(chunked, whole)
+    splits = {split.strip().lower() for _, split, *_ in rows}
+    assert lanes == [splits == {"calibration", "test"}]  # every usable table here is Arrow's
