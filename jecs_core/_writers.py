@@ -67,7 +67,9 @@ def spreadsheet_safe_columns(columns: Mapping[str, object]) -> dict:
     Returns
     -------
     dict
-        The same columns with text cells and names neutralised (a text column that needed no change is the same object).
+        The same columns with text cells and names neutralised; a column that needed no change is passed on
+        as it came or, given as an array, as the pandas Series built to check it (the writer takes it without
+        converting the cells again).
     """
     out = {}
     for name, values in columns.items():
@@ -75,7 +77,7 @@ def spreadsheet_safe_columns(columns: Mapping[str, object]) -> dict:
         safe = _safe_cells(series)
         if _safe_name(name) in out:
             raise ValueError(f"columns: {name!r} and another column read the same once quoted for spreadsheets; rename one")
-        out[_safe_name(name)] = values if safe is None else safe
+        out[_safe_name(name)] = series if safe is None else safe
     return out
 
 
