@@ -35,6 +35,7 @@ def test_export_bytes_match_write_selection(tmp_path, table, method):
     assert ours["alpha"] == 0.15 and ours["input_sha256"] == table.source_sha256
 
 
+@pytest.mark.filterwarnings("ignore::jecs_core.JECSFallbackWarning")  # a table too small for the envelope
 def test_export_is_spreadsheet_safe():
     rng = np.random.default_rng(0)
     frame = wide_table(rng.standard_normal((30, 2)) + 2, rng.standard_normal((20, 2)), np.zeros((20, 2)))

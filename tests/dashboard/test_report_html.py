@@ -56,6 +56,7 @@ def test_report_includes_the_provenance_sidecar(real):
     assert "<th>base model</th>" in section and "<pre>" not in section  # a readable table, not a JSON dump
 
 
+@pytest.mark.filterwarnings("ignore::jecs_core.JECSFallbackWarning")  # a table too small for the envelope
 def test_user_strings_are_escaped():
     rng = np.random.default_rng(0)
     frame = wide_table(rng.standard_normal((60, 2)) + 3, rng.standard_normal((40, 2)), np.zeros((40, 2)))
