@@ -183,6 +183,9 @@ ARROW_LANE = {
     "a non-ASCII id and a BOM": ("\ufeffitem_id,split,score_a\né,calibration,1\nc2,calibration,2\nt1,test,3\nt2,test,4\n", True),
     "integers past 2^64": ("item_id,split,score_a\nc1,calibration,123456789012345678901234567\nc2,calibration,2\n"
                            "t1,test,-98765432109876543210\nt2,test,4\n", True),
+    "CRLF line ends": ("item_id,split,score_a\r\nc1,calibration,1\r\nc2,calibration,2\r\nt1,test,3\r\nt2,test,4\r\n", True),
+    "CR line ends": ("item_id,split,score_a\rc1,calibration,1\rc2,calibration,2\rt1,test,3\rt2,test,4\r", True),
+    "blank lines and no final line end": ("item_id,split,score_a\nc1,calibration,1\n\nc2,calibration,2\nt1,test,3\n\nt2,test,4", True),
     "a negative zero": ("item_id,split,score_a\nc1,calibration,-0\nc2,calibration,2\nt1,test,3\nt2,test,4\n", False),
     "a quoted id": ('item_id,split,score_a\n"c,1",calibration,1\nc2,calibration,2\nt1,test,3\nt2,test,4\n', False),
     "a NUL byte in an id": ("item_id,split,score_a\nc\0,calibration,1\nc2,calibration,2\nt1,test,3\nt2,test,4\n", False),
