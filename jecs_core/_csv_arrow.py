@@ -59,6 +59,8 @@ def _plain_text(column) -> bool:
     With quoting off, every byte of the file but the commas and line ends lands in a cell, and a
     quote or NUL in a number cell fails its parse: so the text cells alone show whether the file
     holds one (scanning the file itself would map all of it into memory)."""
+    if column.buffers()[2] is None:  # no text at all
+        return True
     offsets = np.frombuffer(column.buffers()[1], dtype=np.int32)[column.offset: column.offset + len(column) + 1]
     data = np.frombuffer(column.buffers()[2], dtype=np.uint8)[offsets[0]: offsets[-1]]
     return not ((data == 0x22) | (data == 0)).any()

@@ -191,7 +191,7 @@ def read_clean_wide_csv(path: str | Path, *, source: str, layout: str = "auto",
         if len(header) > WIDE_HEADER:
             return None
         plain = read_plain_wide_csv(path, header, capacity=_estimated_rows(path), lower_is_member=lower_is_member)
-        if plain is not None and (layout == "wide" or detect_layout(pd.DataFrame(columns=header)) == "wide"):
+        if plain is not None:  # its header has score_ columns: a wide table
             no_columns = pd.Index(header)[:0]  # typed as the parser types a header
             return {**plain, **{f"{part}_extra": pd.DataFrame(index=pd.RangeIndex(len(plain[f"{part}_ids"])), columns=no_columns)
                                 for part in ("test", "calibration")}}
