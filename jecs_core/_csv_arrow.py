@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._arrow_text import holds_any_byte, text_buffers
 from ._blocks import read_ahead
 from ._columns import SPLITS, by_split
 from .contract import MEMBER_PREFIX, MIN_CALIBRATION, RESERVED_MODELS, SCORE_PREFIX
@@ -32,6 +33,7 @@ from .contract import MEMBER_PREFIX, MIN_CALIBRATION, RESERVED_MODELS, SCORE_PRE
 # Arrow's parse unit. Measured at 10^6 x 16: 8 MiB blocks were no quicker and raised the read's peak
 # by about 160 MiB; a few blocks are in flight at a time.
 BLOCK_BYTES = 1 * 2**20
+_QUOTE_OR_NUL = np.array([ord('"'), 0], dtype=np.uint8)
 
 
 def lane_columns(header: list[str]) -> tuple[list[str], list[str]] | None:
@@ -59,11 +61,7 @@ def _plain_text(column) -> bool:
     With quoting off, every byte of the file but the commas and line ends lands in a cell, and a
     quote or NUL in a number cell fails its parse: so the text cells alone show whether the file
     holds one (scanning the file itself would map all of it into memory)."""
-    if column.buffers()[2] is None:  # no text at all
-        return True
-    offsets = np.frombuffer(column.buffers()[1], dtype=np.int32)[column.offset: column.offset + len(column) + 1]
-    data = np.frombuffer(column.buffers()[2], dtype=np.uint8)[offsets[0]: offsets[-1]]
-    return not ((data == 0x22) | (data == 0)).any()
+    return not holds_any_byte(column, _QUOTE_OR_NUL)
 
 
 def _open(path: Path, header: list[str], scores: list[str], members: list[str]):
@@ -168,10 +166,9 @@ def _blank_ids(column) -> bool:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    offsets = np.frombuffer(column.buffers()[1], dtype=np.int32)[column.offset: column.offset + len(column) + 1]
+    offsets, data = text_buffers(column)
     if (np.diff(offsets) == 0).any():
         return True
-    data = np.frombuffer(column.buffers()[2], dtype=np.uint8)
     first = data[offsets[:-1]]
     unclear = (first < 0x21) | (first > 0x7E)
     if not unclear.any():

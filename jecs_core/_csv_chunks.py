@@ -77,7 +77,7 @@ class _Blocks:
 class _Reader:
     """Checks each chunk against the contract's cell rules and fills the blocks."""
 
-    def __init__(self, first: pd.DataFrame, path: Path, source: str):
+    def __init__(self, first: pd.DataFrame, capacity: int, source: str):
         self.source, self.dtypes = source, first.dtypes
         where = Where(source, np.arange(len(first)), True)
         self.scores, self.members, self.covariates, extra, problems = column_roles(first, where)
@@ -87,7 +87,7 @@ class _Reader:
         self.carried = [c for c in first.columns if c in carried]  # input column order
         self.models = tuple(c[len(SCORE_PREFIX):] for c in self.scores)
         self.numbers = set(self.scores) | set(self.members) | set(self.covariates)
-        self.blocks = _Blocks(_estimated_rows(path), len(self.scores), len(self.covariates), bool(self.members))
+        self.blocks = _Blocks(capacity, len(self.scores), len(self.covariates), bool(self.members))
         self.extra = {"calibration": [], "test": []}
         self.seen: set = set()  # the ids so far, gathered while the next chunk parses
 
@@ -190,7 +190,8 @@ def read_clean_wide_csv(path: str | Path, *, source: str, layout: str = "auto",
             header = csv_header(stream, source)
         if len(header) > WIDE_HEADER:
             return None
-        plain = read_plain_wide_csv(path, header, capacity=_estimated_rows(path), lower_is_member=lower_is_member)
+        capacity = _estimated_rows(path)
+        plain = read_plain_wide_csv(path, header, capacity=capacity, lower_is_member=lower_is_member)
         if plain is not None:  # its header has score_ columns: a wide table
             no_columns = pd.Index(header)[:0]  # typed as the parser types a header
             return {**plain, **{f"{part}_extra": pd.DataFrame(index=pd.RangeIndex(len(plain[f"{part}_ids"])), columns=no_columns)
@@ -198,7 +199,7 @@ def read_clean_wide_csv(path: str | Path, *, source: str, layout: str = "auto",
         chunks = _chunks(path, header)
         ahead = read_ahead(chunks)
         try:
-            return _fill(ahead, header, path, source, layout).fields(lower_is_member)
+            return _fill(ahead, header, capacity, source, layout).fields(lower_is_member)
         finally:
             ahead.close()  # waits for the chunk in flight
             chunks.close()  # restores the warning filters now, not when the generator is collected
@@ -208,11 +209,11 @@ def read_clean_wide_csv(path: str | Path, *, source: str, layout: str = "auto",
         return None
 
 
-def _fill(chunks, header: list[str], path: Path, source: str, layout: str) -> _Reader:
+def _fill(chunks, header: list[str], capacity: int, source: str, layout: str) -> _Reader:
     first = next(chunks, None)
     if first is None or list(first.columns) != header or (layout == "auto" and detect_layout(first) == "long"):
         raise _Refused
-    reader = _Reader(first, path, source)
+    reader = _Reader(first, capacity, source)
     reader.add(first)
     del first
     for chunk in chunks:

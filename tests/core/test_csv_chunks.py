@@ -59,9 +59,11 @@ def assert_same_table(a, b):
     pd.testing.assert_frame_equal(a.calibration_extra, b.calibration_extra)
 
 
-def _both(path, monkeypatch, **options):
+def _both(path, monkeypatch, *, block_bytes: int = 64, lanes: list | None = None, **options):
+    """Both reads of ``path``: the table (or error) must be the same; returns the chunked read's (taken, error)."""
     whole, whole_error, whole_taken = _load(path, monkeypatch, chunked=False, **options)
-    chunked, chunked_error, chunked_taken = _load(path, monkeypatch, chunked=True, **options)
+    chunked, chunked_error, chunked_taken = _load(path, monkeypatch, chunked=True, block_bytes=block_bytes, lanes=lanes,
+                                                  **options)
     assert not whole_taken
     assert whole_error == chunked_error
     if whole is not None:
@@ -188,6 +190,7 @@ ARROW_LANE = {
     "blank lines and no final line end": ("item_id,split,score_a\nc1,calibration,1\n\nc2,calibration,2\nt1,test,3\n\nt2,test,4", True),
     "a negative zero": ("item_id,split,score_a\nc1,calibration,-0\nc2,calibration,2\nt1,test,3\nt2,test,4\n", False),
     "a quoted id": ('item_id,split,score_a\n"c,1",calibration,1\nc2,calibration,2\nt1,test,3\nt2,test,4\n', False),
+    "a quoted id without a comma": ('item_id,split,score_a\n"c1",calibration,1\nc2,calibration,2\nt1,test,3\nt2,test,4\n', False),
     "a NUL byte in an id": ("item_id,split,score_a\nc\0,calibration,1\nc2,calibration,2\nt1,test,3\nt2,test,4\n", False),
     "scores padded with spaces and tabs": ("item_id,split,score_a\nc1,calibration, 1.5\nc2,calibration,2 \nt1,test,\t3\n"
                                            "t2,test,4\n", True),
@@ -208,12 +211,8 @@ def test_arrow_lane_reads_only_what_both_parsers_read_alike(name, block_bytes, t
     text, by_arrow = ARROW_LANE[name]
     path = tmp_path / "scores.csv"
     path.write_bytes(text.encode("utf-8"))
-    whole, whole_error, _ = _load(path, monkeypatch, chunked=False)
     lanes = []
-    chunked, chunked_error, _ = _load(path, monkeypatch, chunked=True, block_bytes=block_bytes, lanes=lanes)
-    assert chunked_error == whole_error
-    if whole is not None:
-        assert_same_table(chunked, whole)
+    _both(path, monkeypatch, block_bytes=block_bytes, lanes=lanes)
     assert lanes == [by_arrow]
 
 
@@ -245,12 +244,7 @@ def test_arrow_lane_equals_the_whole_file_read(rows, block_bytes, estimate, lowe
     path = tmp_path / "scores.csv"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     monkeypatch.setattr(chunks, "_estimated_rows", lambda path: estimate)
-    whole, whole_error, _ = _load(path, monkeypatch, chunked=False, lower_is_member=lower_is_member)
     lanes = []
-    chunked, chunked_error, _ = _load(path, monkeypatch, chunked=True, block_bytes=block_bytes, lanes=lanes,
-                                      lower_is_member=lower_is_member)
-    assert chunked_error == whole_error
-    if whole is not None:
-        assert_same_table(chunked, whole)
+    _both(path, monkeypatch, block_bytes=block_bytes, lanes=lanes, lower_is_member=lower_is_member)
     splits = {split.strip().lower() for _, split, *_ in rows}
     assert lanes == [splits == {"calibration", "test"}]  # every usable table here is Arrow's
