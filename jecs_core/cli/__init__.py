@@ -33,7 +33,7 @@ DESCRIPTION = (
 
 # Third-party packages that come with an optional extra, and that extra.
 EXTRAS = {"torch": "scoring", "transformers": "scoring", "accelerate": "scoring", "gguf": "scoring",
-          "peft": "scoring", "safetensors": "scoring", "tqdm": "scoring", "ray": "distributed",
+          "peft": "scoring", "safetensors": "scoring", "ray": "distributed",
           "streamlit": "app", "plotly": "app", "datasketch": "text"}
 
 

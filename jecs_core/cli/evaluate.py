@@ -12,6 +12,7 @@ from ..envelope import DEFAULT_LAMBDA_GRID
 from ..evaluate.defaults import DEFAULT_SWEEP_KNNS, DEFAULT_SWEEP_LAMBDAS, DEFAULT_SWEEP_RHOS, methods_taking
 from ..rules import METHODS
 from .options import add_table_options
+from .progress import add_progress_option, progress_bar
 
 
 def _join(values) -> str:
@@ -100,6 +101,7 @@ def _add_run_options(parser: argparse.ArgumentParser, *, alphas: str, methods: s
     parser.add_argument("--workers", default=None, help="threads (default: every core); the numbers do not depend on it")
     parser.add_argument("--out", default=None, help="write the tidy results (one row per setting x method x alpha) to this .csv or .parquet")
     parser.add_argument("--digits", default="3", help="decimals printed for means and standard errors (default 3)")
+    add_progress_option(parser)
 
 
 def _add_jecs_options(parser: argparse.ArgumentParser, *, lam: bool = True, knn: bool = True) -> None:
@@ -221,11 +223,13 @@ def run_evaluate(args: argparse.Namespace) -> int:
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
     rule_options = {"lam": _lam(args.lam), "knn": _int(args.knn, "--knn"),
                     "lambda_grid": _floats(args.lambda_grid, "--lambda-grid")}
-    result = evaluate(table, **rule_options, **options)
+    with progress_bar(args, desc="repetitions", unit="rep") as progress:
+        result = evaluate(table, **rule_options, **options, progress=progress)
     print(format_evaluation(result, source=args.scores, digits=_digits(args)))
     if args.twin:
-        twin = twin_evaluate(table, alphas=options["alphas"], tables=twin_tables, seed=options["seed"],
-                             methods=options["methods"], **rule_options)
+        with progress_bar(args, desc="twin tables", unit="table") as progress:
+            twin = twin_evaluate(table, alphas=options["alphas"], tables=twin_tables, seed=options["seed"],
+                                 methods=options["methods"], **rule_options, progress=progress)
         print()
         print(format_twin_comparison(result, twin, digits=_digits(args)))
         _write(twin.summary, args.twin_out, inputs=(args.scores,))
@@ -256,28 +260,33 @@ def _rho_table_factory(args: argparse.Namespace):
 
 
 def run_sweep(args: argparse.Namespace) -> int:
-    from ..data import load_scores
-    from ..evaluate import format_sweep, sweep_k, sweep_knn, sweep_lambda, sweep_rho
+    from ..evaluate import format_sweep
     from ..io import check_output_path
 
     options = _run_options(args)
     if args.out:
         check_output_path(args.out, inputs=tuple(p for p in [getattr(args, "scores", None)] if p))
-    grid = _floats(args.lambda_grid, "--lambda-grid")
-    if args.parameter == "lambda":
-        frame = sweep_lambda(load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member),
-                             lambdas=_floats(args.lambdas, "--lambdas"), include_auto=not args.no_auto,
-                             lambda_grid=grid, knn=_int(args.knn, "--knn"), **options)
-    elif args.parameter == "knn":
-        frame = sweep_knn(load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member),
-                          knns=_ints_or_auto(args.knns, "--knns"), lam=_lam(args.lam), lambda_grid=grid, **options)
-    elif args.parameter == "k":
-        ks = None if args.ks is None else [int(v) if float(v).is_integer() else v for v in _floats(args.ks, "--ks")]
-        frame = sweep_k(load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member), ks=ks,
-                        lam=_lam(args.lam), knn=_int(args.knn, "--knn"), lambda_grid=grid, **options)
-    else:
-        frame = sweep_rho(_rho_table_factory(args), rhos=_floats(args.rhos, "--rhos"), lam=_lam(args.lam),
-                          knn=_int(args.knn, "--knn"), lambda_grid=grid, **options)
+    with progress_bar(args, desc=f"sweep {args.parameter}", unit="rep") as progress:
+        frame = _sweep(args, progress=progress, **options)
     print(format_sweep(frame, digits=_digits(args)))
     _write(frame, args.out)
     return 0
+
+
+def _sweep(args: argparse.Namespace, **options):
+    """The sweep ``args.parameter`` names, with the run options ``options``."""
+    from ..data import load_scores
+    from ..evaluate import sweep_k, sweep_knn, sweep_lambda, sweep_rho
+
+    grid = _floats(args.lambda_grid, "--lambda-grid")
+    if args.parameter == "rho":
+        return sweep_rho(_rho_table_factory(args), rhos=_floats(args.rhos, "--rhos"), lam=_lam(args.lam),
+                         knn=_int(args.knn, "--knn"), lambda_grid=grid, **options)
+    table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
+    if args.parameter == "lambda":
+        return sweep_lambda(table, lambdas=_floats(args.lambdas, "--lambdas"), include_auto=not args.no_auto,
+                            lambda_grid=grid, knn=_int(args.knn, "--knn"), **options)
+    if args.parameter == "knn":
+        return sweep_knn(table, knns=_ints_or_auto(args.knns, "--knns"), lam=_lam(args.lam), lambda_grid=grid, **options)
+    ks = None if args.ks is None else [int(v) if float(v).is_integer() else v for v in _floats(args.ks, "--ks")]
+    return sweep_k(table, ks=ks, lam=_lam(args.lam), knn=_int(args.knn, "--knn"), lambda_grid=grid, **options)

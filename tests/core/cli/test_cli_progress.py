@@ -1,0 +1,110 @@
+"""The progress bar of ``jecs evaluate`` and ``jecs sweep``: on a terminal only, counting the whole run."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from jecs_cli import main
+
+SAMPLE = str(Path(__file__).resolve().parents[3] / "sample_data" / "synthetic_k4.csv")
+
+
+class Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+class Recorder:
+    """Stands in for tqdm: keeps what the command reported."""
+
+    made: list[Recorder] = []
+
+    def __init__(self, *, total, desc, unit, file, **_):
+        self.total, self.desc, self.unit, self.file, self.n, self.closed = total, desc, unit, file, 0, False
+        self.seen: list[int] = []
+        Recorder.made.append(self)
+
+    def update(self, step: int) -> None:
+        assert step >= 0, "the count went backwards"
+        self.n += step
+        self.seen.append(self.n)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.fixture
+def recorded(monkeypatch):
+    import tqdm
+
+    Recorder.made = []
+    monkeypatch.setattr(tqdm, "tqdm", Recorder)
+    return Recorder.made
+
+
+def _run(argv, capsys, *, terminal: io.StringIO | None = None) -> tuple[int, str, str]:
+    """Exit code, stdout and stderr of ``jecs ARGV``, on a terminal unless ``terminal`` says otherwise.
+
+    The stream is swapped here, not in a fixture: pytest puts its own capture back before each test runs."""
+    terminal = Terminal() if terminal is None else terminal
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("sys.stderr", terminal)
+        code = main(argv)
+    out, _ = capsys.readouterr()
+    return code, out, terminal.getvalue()
+
+
+def test_evaluate_counts_every_repetition_then_every_twin_table(recorded, capsys):
+    code, _, _ = _run(["evaluate", SAMPLE, "--reps", "12", "--alphas", "0.1", "--twin", "--twin-tables", "3"], capsys)
+    assert code == 0
+    reps, twins = recorded
+    assert (reps.desc, reps.unit, reps.total, reps.n, reps.closed) == ("repetitions", "rep", 12, 12, True)
+    # three exposure patterns, three tables each
+    assert (twins.desc, twins.unit, twins.n, twins.closed) == ("twin tables", "table", twins.total, True)
+    assert twins.total == 9 and twins.seen == sorted(twins.seen)
+
+
+@pytest.mark.parametrize("argv, settings", [
+    (["sweep", "k", SAMPLE, "--ks", "2,3,4"], 3),
+    (["sweep", "lambda", SAMPLE, "--lambdas", "0.5,0.7"], 1),  # one protocol run, every lambda on the same draws
+    (["sweep", "rho", "--rhos", "0.2,0.6", "--pool-size", "200", "--models", "3"], 2),
+])
+def test_a_sweep_counts_one_running_total_over_its_settings(argv, settings, recorded, capsys):
+    code, _, _ = _run([*argv, "--reps", "6"], capsys)
+    assert code == 0
+    (bar,) = recorded
+    assert bar.desc == f"sweep {argv[1]}" and bar.closed
+    assert bar.total == bar.n == 6 * settings
+    assert bar.seen == sorted(bar.seen)
+
+
+def test_the_bar_goes_to_stderr_and_leaves_stdout_as_it_was(capsys):
+    argv = ["evaluate", SAMPLE, "--reps", "10", "--alphas", "0.1"]
+    _, plain, _ = _run([*argv, "--no-progress"], capsys)
+    _, drawn, bar = _run(argv, capsys)
+    assert drawn == plain
+    assert "repetitions" in bar and "/10" in bar
+
+
+@pytest.mark.parametrize("stream, flag", [(io.StringIO, []), (Terminal, ["--no-progress"])])
+def test_no_bar_off_a_terminal_or_when_turned_off(stream, flag, capsys):
+    code, _, err = _run(["evaluate", SAMPLE, "--reps", "4", "--alphas", "0.1", *flag], capsys, terminal=stream())
+    assert code == 0 and err == ""
+
+
+def test_an_error_before_the_work_prints_only_the_error(recorded, tmp_path, capsys):
+    code, _, err = _run(["evaluate", str(tmp_path / "nope.csv"), "--reps", "4"], capsys)
+    assert code == 2 and recorded == []
+    assert len(err.splitlines()) == 1 and "nope.csv" in err
+
+
+@pytest.mark.parametrize("argv", [["evaluate"], ["sweep", "lambda"], ["sweep", "knn"], ["sweep", "k"], ["sweep", "rho"]])
+def test_every_run_command_offers_no_progress(argv, capsys):
+    with pytest.raises(SystemExit):
+        main([*argv, "--help"])
+    assert "--no-progress" in capsys.readouterr().out
