@@ -36,6 +36,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
+from bytecode import compile_packages  # noqa: E402
 
 from scoring import run_scoring  # noqa: E402
 from scoring.ray_actors import kept_pools, release_pools  # noqa: E402
@@ -126,6 +127,7 @@ def main(argv=None) -> int:
     print(f"{args.texts} texts of 40-120 words, shard size {args.shard_size}, random Llama width 128 x 4 layers, "
           f"vocabulary {VOCAB}; {args.threads} torch thread(s) locally and per actor; CPU only; best of {args.rounds}")
 
+    compile_packages(Path(__file__).resolve().parents[1])  # the actors load the project as an installed copy does
     load_before = os.getloadavg()[0]
     torch.set_num_threads(args.threads)
     start = time.perf_counter()

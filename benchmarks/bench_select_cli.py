@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from bytecode import compile_packages  # noqa: E402
+
 # The process's own high-water mark (VmHWM, KiB). Not ru_maxrss: a child started by vfork + exec
 # (as subprocess does) inherits the parent's peak in it, so every job would read at least the
 # peak of this script, which built the whole table to write the file.
@@ -102,7 +104,9 @@ def score_file(n: int, m: int, k: int):
 
 def interleaved(jobs: dict, rounds: int) -> dict:
     """Run each job (name -> (tree, code)) once a round, each taking each place in turn; per job its
-    wall seconds, peak bytes and CPU seconds, and the load average after each round (under ``None``)."""
+    wall seconds, peak bytes and CPU seconds, and the load average after each round (under ``None``).
+    Each tree's bytecode is written first, as an installed copy has it (``bytecode.py``)."""
+    compile_packages(*{tree for tree, _ in jobs.values()})
     timings = {name: {"wall": [], "peak": [], "cpu": []} for name in jobs}
     loads, names = [], list(jobs)
     for round_ in range(rounds):
