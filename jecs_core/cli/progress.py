@@ -1,4 +1,5 @@
-"""A progress bar on stderr for the commands that run for seconds to minutes (``evaluate``, ``sweep``).
+"""A progress bar on stderr for the commands that run for seconds to minutes (``evaluate``, ``sweep``,
+``select`` on a large table).
 
 The bar is drawn only when stderr is a terminal, so logs, pipes and CI output stay free of it, and
 ``--no-progress`` turns it off there too. It goes to stderr and is cleared when the work is done:
@@ -12,7 +13,7 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterator
 
-Progress = Callable[[int, int], None]
+Progress = Callable[..., None]  # progress(done, total) or progress(done, total, what)
 
 
 def add_progress_option(parser: argparse.ArgumentParser) -> None:
@@ -28,11 +29,13 @@ def _is_terminal(stream) -> bool:
 
 
 @contextlib.contextmanager
-def progress_bar(args: argparse.Namespace, *, desc: str, unit: str) -> Iterator[Progress | None]:
-    """Yield a ``progress(done, total)`` callback that draws a bar on stderr, or ``None`` when none is wanted.
+def progress_bar(args: argparse.Namespace, *, desc: str, unit: str, rate: bool = True) -> Iterator[Progress | None]:
+    """Yield a ``progress(done, total, what=None)`` callback that draws a bar on stderr, or ``None`` when none is wanted.
 
-    ``desc`` names the work and ``unit`` what ``done`` counts (``"rep"``, ``"table"``). The bar
-    appears at the first report, so a command that fails before its work starts prints only its error.
+    ``desc`` names the work and ``unit`` what ``done`` counts (``"rep"``, ``"table"``); ``what``, when
+    given, names the part under way and is shown at once. ``rate=False`` leaves out the rate and the
+    time left, which say nothing for a few steps of unequal length. The bar appears at the first
+    report, so a command that fails before its work starts prints only its error.
     """
     stream = sys.stderr
     if getattr(args, "no_progress", False) or not _is_terminal(stream):
@@ -40,18 +43,38 @@ def progress_bar(args: argparse.Namespace, *, desc: str, unit: str) -> Iterator[
         return
     from tqdm import tqdm  # imported on use: a piped command and every --help stay without it
 
+    layout = None if rate else "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}]"
     bars = []
 
-    def progress(done: int, total: int) -> None:
+    def progress(done: int, total: int, what: str | None = None) -> None:
+        # ``what`` may hold a file name: control characters are shown escaped, never sent to the terminal.
+        label = desc if what is None else f"{desc}: {what if what.isprintable() else ascii(what)}"
         if not bars:
-            bars.append(tqdm(total=total, desc=desc, unit=unit, file=stream, leave=False, dynamic_ncols=True,
-                             mininterval=0.2))
+            bars.append(tqdm(total=total, desc=label, unit=unit, file=stream, leave=False, dynamic_ncols=True,
+                             mininterval=0.2, bar_format=layout))
         bar = bars[0]
         bar.total = total
-        bar.update(done - bar.n)
+        if what is not None:  # the new step's name and its count in one redraw
+            bar.set_description(label, refresh=False)
+            bar.n = done
+            bar.refresh()
+        else:
+            bar.update(done - bar.n)
 
     try:
         yield progress
     finally:
         if bars:
             bars[0].close()
+
+def steps(progress: Progress | None, total: int) -> Callable[[str], None]:
+    """``step(what)`` for work done in ``total`` named steps: each call counts the step before it as
+    done and shows ``what`` as the one under way; it does nothing when ``progress`` is ``None``."""
+    started = [0]
+
+    def step(what: str) -> None:
+        if progress is not None:
+            progress(min(started[0], total), total, what)
+        started[0] += 1
+
+    return step

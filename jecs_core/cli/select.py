@@ -8,7 +8,6 @@ import contextvars
 import dataclasses
 import functools
 import os
-import sys
 from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -19,7 +18,8 @@ from ..rules import DEFAULT_METHOD, METHODS, REGISTRY, Guarantee, get_rule
 from ..shift.methods import SHIFT_METHODS
 from .leaderboard import add_lm_eval_samples_options, check_lm_eval_samples_args, write_lm_eval_selection
 from .options import add_rule_options, add_table_options, alpha_arg, rule_options
-from .select_summary import format_summary, post_hoc_summary
+from .progress import add_progress_option, progress_bar, steps
+from .select_summary import SelectOutcome, print_outcome
 
 # Above this many test items the diagnostics take minutes (the pi0 bootstrap refits n max-p values
 # hundreds of times; the twin check is O(twin tables x n x K)): they run only with --diagnostics, twin check off.
@@ -58,6 +58,7 @@ def register(subparsers) -> None:
                         "identical or near-duplicate texts), kept or dropped whole (docs/GUARANTEES.md); default none")
     parser.add_argument("--out", default=None, help="write the selection CSV here (and <name>.json beside it)")
     add_lm_eval_samples_options(parser)
+    add_progress_option(parser)
     parser.add_argument("--raw-cells", action="store_true",
                         help="write text cells as they are; by default cells starting with = + - @ get a leading ' "
                         "so a spreadsheet shows them as text instead of running them as formulas")
@@ -211,6 +212,15 @@ def _with(comparison, more):
 
 
 def run(args: argparse.Namespace) -> int:
+    # On a terminal, a bar names the step under way; it is cleared before anything is printed.
+    with progress_bar(args, desc="jecs select", unit="step", rate=False) as progress:
+        outcome = _select(args, steps(progress, total=5 if args.out else 4))
+    print_outcome(args, outcome)
+    write_lm_eval_selection(args, outcome.table.test_ids, outcome.comparison.selected(outcome.exported))
+    return 0
+
+
+def _select(args: argparse.Namespace, step) -> SelectOutcome:
     # pandas-heavy: imported when the command runs, so `jecs select --help` stays quick.
     # The side thread's modules too, before it starts: a Ctrl-C landing inside an import both threads
     # wait on would leave that module's lock held and the side thread blocked on it for ever.
@@ -221,6 +231,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out:  # refuse a bad output path before any work
         check_selection_paths(args.out, inputs=[args.scores])
     check_lm_eval_samples_args(args, inputs=[args.scores], outputs=[] if not args.out else [args.out, sidecar_path(args.out)])
+    step(f"reading {os.path.basename(args.scores)}")
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
     # The table's own checks (reversed scores, duplicates) run beside the p-values, the rules and the
     # CSV export (numpy, pandas and Arrow release the GIL): only the sidecar, written after the CSV,
@@ -231,13 +242,16 @@ def run(args: argparse.Namespace) -> int:
 
         duplicates = find_duplicates(table)
     clusters = None if duplicates is None else duplicates.clusters
+    written = None  # the CSV's and the sidecar's paths, with --out
     with ThreadPoolExecutor(max_workers=1) as beside, contextlib.ExitStack() as scope:
+        step("p-values")
         checked, check, shift, pvalues = _pvalues_beside_checks(args, table, duplicates, beside)
         # The rules, the export's p_max column and the post-hoc bound (its thread gets a copy of this
         # context) read one max-p vector and one sort of it.
         scope.enter_context(sharing_max_p(pvalues))
         table = _for_the_rest(args, table, checked)
         # The export waits only on the rules it records.
+        step("rules")
         comparison = _compare(args, table, pvalues, clusters, _before_export(args.method) if args.out else METHODS)
         rest = tuple(name for name in METHODS if name not in comparison.results)
         # The post-hoc bound (the sidecar's and the printed line's) and then the invalid baselines the
@@ -264,28 +278,15 @@ def run(args: argparse.Namespace) -> int:
                     post_hoc=post_hoc.result(), diagnostics=None if diagnostics is None else diagnostics.to_dict())
 
             # One core stays with the checks, the post-hoc bound and the baselines running beside the export.
-            csv_path, json_path = write_selection_files(
+            step(f"writing {os.path.basename(args.out)}")
+            written = write_selection_files(
                 args.out, table, comparison, args.method, spreadsheet_safe_cells=not args.raw_cells, record=record,
                 workers=max(1, (os.cpu_count() or 1) - 1))
+        step("checks")
         diagnostics, notes, warnings = reported()
         baselines = None if later is None else later.result()
         recorded = post_hoc.result()  # the exported rule's line says what its sidecar says
     if baselines is not None:
         comparison = _with(comparison, baselines)
         warnings = warnings + rule_warnings(table, baselines)
-    if clusters is not None:
-        print(f"cluster: one hypothesis per cluster of duplicated items ({int(clusters.max()) + 1 if len(clusters) else 0} "
-              f"clusters among n = {table.n} test items)")
-    print(format_summary(table, comparison))
-    print(post_hoc_summary(comparison, exported, recorded))
-    for block in (check, shift, diagnostics):
-        if block is not None:
-            print("\n".join(block.lines()))
-    for note in notes:
-        print(note)
-    for line in warnings:  # one line each, on stderr so the summary stays parseable
-        print(f"jecs select: {line}", file=sys.stderr)
-    if args.out:
-        print(f"wrote {csv_path} ({args.method}) and {json_path}")
-    write_lm_eval_selection(args, table.test_ids, comparison.selected(DEFAULT_METHOD if args.method == "all" else args.method))
-    return 0
+    return SelectOutcome(table, comparison, clusters, exported, recorded, (check, shift, diagnostics), notes, warnings, written)

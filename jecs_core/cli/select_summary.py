@@ -1,6 +1,10 @@
-"""``jecs select``'s printed summary: each rule's fit line, the comparison table and the post-hoc line."""
+"""``jecs select``'s printed summary: each rule's fit line, the comparison table, the post-hoc line,
+the checks' blocks, notes and warnings."""
 
 from __future__ import annotations
+
+import sys
+from typing import NamedTuple
 
 from ..posthoc import post_hoc_line
 from ..rules import DEFAULT_METHOD, REGISTRY
@@ -55,3 +59,37 @@ def post_hoc_summary(comparison, name: str, recorded: dict) -> str:
     the sidecar holds)."""
     line = post_hoc_line(int(recorded["max_contaminated"]), int(comparison.selected(name).sum()), delta=recorded["delta"])
     return f"{row_label(name)}: {line}"
+
+
+class SelectOutcome(NamedTuple):
+    """What ``jecs select`` computed, for :func:`print_outcome`."""
+
+    table: object
+    comparison: object
+    clusters: object  # cluster index per test item with --cluster duplicates, else None
+    exported: str  # the rule whose selection the export and the post-hoc line carry
+    recorded: dict  # the post-hoc record
+    blocks: tuple  # the shift check, the shift p-values and the diagnostics; None where not run
+    notes: list
+    warnings: list
+    written: tuple | None  # (CSV path, sidecar path) with --out
+
+
+def print_outcome(args, outcome: SelectOutcome) -> None:
+    """The summary on stdout, each warning as one line on stderr (so the summary stays parseable)."""
+    table, comparison, clusters = outcome.table, outcome.comparison, outcome.clusters
+    if clusters is not None:
+        print(f"cluster: one hypothesis per cluster of duplicated items ({int(clusters.max()) + 1 if len(clusters) else 0} "
+              f"clusters among n = {table.n} test items)")
+    print(format_summary(table, comparison))
+    print(post_hoc_summary(comparison, outcome.exported, outcome.recorded))
+    for block in outcome.blocks:
+        if block is not None:
+            print("\n".join(block.lines()))
+    for note in outcome.notes:
+        print(note)
+    for line in outcome.warnings:
+        print(f"jecs select: {line}", file=sys.stderr)
+    if outcome.written is not None:
+        csv_path, json_path = outcome.written
+        print(f"wrote {csv_path} ({args.method}) and {json_path}")

@@ -25,17 +25,34 @@ class Recorder:
     made: list[Recorder] = []
 
     def __init__(self, *, total, desc, unit, file, **_):
-        self.total, self.desc, self.unit, self.file, self.n, self.closed = total, desc, unit, file, 0, False
-        self.seen: list[int] = []
+        self.total, self.desc, self.unit, self.file, self.closed = total, desc, unit, file, False
+        self.seen: list[int] = []  # every count the bar was given
+        self.descriptions: list[str] = [desc]
+        self._n = 0
         Recorder.made.append(self)
 
+    @property
+    def n(self) -> int:
+        return self._n
+
+    @n.setter
+    def n(self, value: int) -> None:
+        assert value >= self._n, "the count went backwards"
+        self._n = value
+        self.seen.append(value)
+
+    def set_description(self, text: str, refresh: bool = True) -> None:
+        self.descriptions.append(text)
+
+    def refresh(self) -> None:
+        pass
+
     def update(self, step: int) -> None:
-        assert step >= 0, "the count went backwards"
         self.n += step
-        self.seen.append(self.n)
 
     def close(self) -> None:
         self.closed = True
+        self.file.write("<bar closed>\n")
 
 
 @pytest.fixture
@@ -103,8 +120,40 @@ def test_an_error_before_the_work_prints_only_the_error(recorded, tmp_path, caps
     assert len(err.splitlines()) == 1 and "nope.csv" in err
 
 
-@pytest.mark.parametrize("argv", [["evaluate"], ["sweep", "lambda"], ["sweep", "knn"], ["sweep", "k"], ["sweep", "rho"]])
+@pytest.mark.parametrize("argv", [["select"], ["evaluate"], ["sweep", "lambda"], ["sweep", "knn"], ["sweep", "k"], ["sweep", "rho"]])
 def test_every_run_command_offers_no_progress(argv, capsys):
     with pytest.raises(SystemExit):
         main([*argv, "--help"])
     assert "--no-progress" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("out", [True, False])
+def test_select_names_each_step_and_clears_the_bar_before_printing(out, recorded, tmp_path, capsys):
+    import pandas as pd
+
+    frame = pd.read_csv(SAMPLE)
+    twin = frame[frame["split"] == "test"].iloc[[0]].assign(item_id="copy-of-the-first")  # a duplicated score row: a warning
+    source = tmp_path / "scores.csv"
+    pd.concat([frame, twin]).to_csv(source, index=False)
+    argv = ["select", str(source), *(["--out", str(tmp_path / "sel.csv")] if out else [])]
+    code, printed, err = _run(argv, capsys)
+    assert code == 0
+    (bar,) = recorded
+    names = ["reading scores.csv", "p-values", "rules", *(["writing sel.csv"] if out else []), "checks"]
+    assert bar.unit == "step" and bar.closed
+    shown = [f"jecs select: {name}" for name in names]
+    assert bar.descriptions == [shown[0], *shown]  # the first step's name from the start
+    assert bar.total == len(names) and bar.seen == sorted(bar.seen) and bar.n == len(names) - 1
+    closed, warnings = err.index("<bar closed>"), [i for i, line in enumerate(err.splitlines()) if "jecs select:" in line]
+    assert warnings and closed < err.index("jecs select:"), "a warning was printed while the bar was drawn"
+    _, plain, _ = _run([*argv, "--no-progress"], capsys)
+    assert printed == plain
+
+
+def test_a_file_name_reaches_the_bar_escaped(recorded, tmp_path, capsys):
+    source = tmp_path / "odd\x1b[31m.csv"
+    source.write_bytes(Path(SAMPLE).read_bytes())
+    code, _, _ = _run(["select", str(source)], capsys)
+    assert code == 0
+    assert all("\x1b" not in text for text in recorded[0].descriptions)
+    assert "\\x1b" in recorded[0].descriptions[0]
