@@ -67,14 +67,16 @@ def progress_bar(args: argparse.Namespace, *, desc: str, unit: str, rate: bool =
         if bars:
             bars[0].close()
 
+
 def steps(progress: Progress | None, total: int) -> Callable[[str], None]:
     """``step(what)`` for work done in ``total`` named steps: each call counts the step before it as
     done and shows ``what`` as the one under way; it does nothing when ``progress`` is ``None``."""
-    started = [0]
+    started = 0
 
     def step(what: str) -> None:
+        nonlocal started
         if progress is not None:
-            progress(min(started[0], total), total, what)
-        started[0] += 1
+            progress(min(started, total), total, what)
+        started += 1
 
     return step
