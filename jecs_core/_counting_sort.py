@@ -1,11 +1,16 @@
-"""``np.sort`` of max-p vectors, by counting when their values repeat.
+"""``np.sort`` of max-p vectors, by counting when their values repeat and counting pays here.
 
 Conformal p-values take at most m + 1 values, ``k / (m + 1)``; with m well below n the per-item
-maximum repeats a few values many times, and counting them is several times faster than a sort
-of n values (``benchmarks/RESULTS.md``, "Few models").
+maximum repeats a few values many times. Where numpy sorts floats with scalar code, counting them
+is several times faster than a sort of n values; where it sorts with SIMD sorting networks
+(numpy 2 on x86-64 with AVX2 or AVX-512, for one) the sort is faster at every size measured
+(``benchmarks/RESULTS.md``, "Few models"; ``benchmarks/bench_maxp_sort.py``). Both give the same
+array, so the process times the two once on a probe and keeps the faster.
 """
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 
@@ -17,23 +22,61 @@ _COUNTING_FROM = 1 << 15
 _SAMPLE = 4096
 # Grids up to this long are counted block by block, without an n-long array of their indices.
 BLOCK_COUNTS = 1 << 16
+# The probe: conformal-like p-values (m = 1000) of the smallest size that is counted.
+_PROBE_SIZE, _PROBE_GRID, _PROBE_ROUNDS = 1 << 15, 1001, 3
+# Counting must beat the sort by this factor to be chosen: near a tie the plain sort is kept.
+_MARGIN = 0.8
+_counting_pays: bool | None = None
 
 
 def sorted_values(values: np.ndarray) -> np.ndarray:
     """``np.sort(values)`` for positive floats, by counting when few distinct values repeat many times.
 
     Conformal p-values take at most m + 1 values, k / (m + 1); with m well below n, counting each
-    value and repeating the distinct ones in order by their counts is several times faster than a
-    sort of n values, with the same result (``np.sort``'s output is the distinct values in order,
-    each repeated). The values are counted on their grid k / d when the sample's gaps give one d
-    that every value lies on, else through one hash pass. A sample of the values decides whether to
-    count at all; values of any other shape are sorted.
+    value and repeating the distinct ones in order by their counts gives the same array
+    (``np.sort``'s output is the distinct values in order, each repeated), several times faster
+    where numpy's sort is scalar code. Counting is tried only where :func:`counting_pays`; a sample
+    of the values then decides whether to count; they are counted on their grid k / d when the
+    sample's gaps give one d that every value lies on, else through one hash pass; values of any
+    other shape are sorted.
     """
+    if values.shape[0] < _COUNTING_FROM or not counting_pays():
+        return np.sort(values)
+    return _counted(values)
+
+
+def counting_pays() -> bool:
+    """Whether counting repeated grid values beats ``np.sort`` on this machine: timed once per process.
+
+    The probe is ``2**15`` conformal-like p-values on the grid of m = 1000, each way timed three
+    times, interleaved (about 3 ms in all); counting is kept only when its best time is under 0.8x
+    the sort's best. Run on the first sort large enough to be counted.
+    """
+    global _counting_pays
+    if _counting_pays is None:
+        # Grid values in a scrambled order (a multiplicative step): no numpy.random to import.
+        probe = (np.arange(_PROBE_SIZE) * 7919 % _PROBE_GRID + 1) / _PROBE_GRID
+        sort, count = [], []
+        for _ in range(_PROBE_ROUNDS):
+            sort.append(_seconds(np.sort, probe))
+            count.append(_seconds(_counted, probe))
+        _counting_pays = min(count) < _MARGIN * min(sort)
+    return _counting_pays
+
+
+def _seconds(sort, values: np.ndarray) -> float:
+    start = time.perf_counter()
+    sort(values)
+    return time.perf_counter() - start
+
+
+def _counted(values: np.ndarray) -> np.ndarray:
+    """``np.sort(values)``, counted on a grid or through a hash pass when a sample shows them repeating."""
     n = values.shape[0]
-    if n < _COUNTING_FROM or not values.min() > 0.0:  # zeros of both signs would merge into one
+    if not values.min() > 0.0:  # zeros of both signs would merge into one
         return np.sort(values)
     drawn = values[:: max(1, n // _SAMPLE)]
-    sample = np.unique(drawn)
+    sample = _distinct(drawn)
     if sample.size > drawn.size // 4:
         return np.sort(values)
     on_grid = _counted_on_grid(values, sample)
@@ -76,3 +119,14 @@ def _counted_on_grid(values: np.ndarray, sample: np.ndarray) -> np.ndarray | Non
     if counts is None:
         counts = np.bincount(k)
     return np.repeat(np.arange(counts.size) / d, counts)
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values in order, as ``np.unique`` gives them, without its import of ``numpy.ma``."""
+    ordered = np.sort(values)
+    if ordered.size == 0:
+        return ordered
+    keep = np.empty(ordered.size, bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]

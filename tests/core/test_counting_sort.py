@@ -10,6 +10,14 @@ from hypothesis import strategies as st
 from jecs_core.selection import fit_jecs
 
 
+@pytest.fixture(autouse=True)
+def _counting_chosen(monkeypatch):
+    # These tests check the counting paths, whichever way this machine's probe would choose.
+    import jecs_core._counting_sort as shared
+
+    monkeypatch.setattr(shared, "_counting_pays", True)
+
+
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 400), distinct=st.integers(1, 6) | st.integers(1, 500),
        zeros=st.booleans(), small=st.booleans())
@@ -112,3 +120,49 @@ def test_fit_jecs_counts_the_sort_it_is_not_given(monkeypatch):
     np.testing.assert_array_equal(fitted.sorted_p_max, given_sort.sorted_p_max)
     for alpha in (0.05, 0.1, 0.2):
         np.testing.assert_array_equal(fitted.select(alpha).selected, given_sort.select(alpha).selected)
+
+
+@pytest.mark.parametrize(("sort_s", "count_s", "expected"), [(1.0, 0.5, True), (1.0, 0.85, False), (1.0, 3.0, False)])
+def test_the_probe_keeps_counting_only_where_it_is_clearly_faster(monkeypatch, sort_s, count_s, expected):
+    import jecs_core._counting_sort as shared
+
+    timed = []
+
+    def seconds(sort, values):
+        timed.append(sort)
+        assert values.size == shared._PROBE_SIZE and np.all(values > 0)
+        np.testing.assert_array_equal(sort(values), np.sort(values))  # the probe's two ways agree
+        return sort_s if sort is np.sort else count_s
+
+    monkeypatch.setattr(shared, "_counting_pays", None)
+    monkeypatch.setattr(shared, "_seconds", seconds)
+    assert shared.counting_pays() is expected
+    assert timed.count(np.sort) == timed.count(shared._counted) == shared._PROBE_ROUNDS
+    assert shared.counting_pays() is expected  # measured once per process
+    assert len(timed) == 2 * shared._PROBE_ROUNDS
+
+
+def test_where_counting_does_not_pay_every_size_is_sorted(monkeypatch):
+    import jecs_core._counting_sort as shared
+
+    monkeypatch.setattr(shared, "_counting_pays", False)
+    monkeypatch.setattr(shared, "_counted", lambda values: pytest.fail("counted although it does not pay"))
+    values = np.random.default_rng(1).integers(1, 1002, 50_000) / 1001
+    np.testing.assert_array_equal(shared.sorted_values(values), np.sort(values))
+
+
+def test_the_real_probe_gives_a_verdict_and_keeps_it(monkeypatch):
+    import jecs_core._counting_sort as shared
+
+    monkeypatch.setattr(shared, "_counting_pays", None)
+    verdict = shared.counting_pays()
+    assert isinstance(verdict, bool) and shared._counting_pays is verdict
+
+
+@settings(max_examples=80, deadline=None)
+@given(values=st.lists(st.floats(min_value=1e-300, max_value=1.0) | st.sampled_from([0.25, 0.5]), max_size=60))
+def test_the_sample_s_distinct_values_are_numpy_unique(values):
+    from jecs_core._counting_sort import _distinct
+
+    values = np.asarray(values, float)
+    np.testing.assert_array_equal(_distinct(values), np.unique(values))
