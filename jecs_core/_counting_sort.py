@@ -5,17 +5,16 @@ maximum repeats a few values many times. Where numpy sorts floats with scalar co
 is several times faster than a sort of n values; where it sorts with SIMD sorting networks
 (numpy 2 on x86-64 with AVX2 or AVX-512, for one) the sort is faster at every size measured
 (``benchmarks/RESULTS.md``, "Few models"; ``benchmarks/bench_maxp_sort.py``). Both give the same
-array, so the process times the two once on a probe and keeps the faster.
+array, so the process times the two once on a probe (``jecs_core._probe``) and keeps the faster.
 """
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 
 from ._blocks import row_blocks
 from ._grid import grid_steps
+from ._probe import shortcut_pays
 
 # From this many items a sample tells whether the values repeat enough for the counting sort.
 _COUNTING_FROM = 1 << 15
@@ -23,9 +22,7 @@ _SAMPLE = 4096
 # Grids up to this long are counted block by block, without an n-long array of their indices.
 BLOCK_COUNTS = 1 << 16
 # The probe: conformal-like p-values (m = 1000) of the smallest size that is counted.
-_PROBE_SIZE, _PROBE_GRID, _PROBE_ROUNDS = 1 << 15, 1001, 3
-# Counting must beat the sort by this factor to be chosen: near a tie the plain sort is kept.
-_MARGIN = 0.8
+_PROBE_SIZE, _PROBE_GRID = 1 << 15, 1001
 _counting_pays: bool | None = None
 
 
@@ -49,25 +46,15 @@ def counting_pays() -> bool:
     """Whether counting repeated grid values beats ``np.sort`` on this machine: timed once per process.
 
     The probe is ``2**15`` conformal-like p-values on the grid of m = 1000, each way timed three
-    times, interleaved (about 3 ms in all); counting is kept only when its best time is under 0.8x
-    the sort's best. Run on the first sort large enough to be counted.
+    times, interleaved (about 5 ms in all; :func:`jecs_core._probe.shortcut_pays`). Run on the first
+    sort large enough to be counted.
     """
     global _counting_pays
     if _counting_pays is None:
         # Grid values in a scrambled order (a multiplicative step): no numpy.random to import.
         probe = (np.arange(_PROBE_SIZE) * 7919 % _PROBE_GRID + 1) / _PROBE_GRID
-        sort, count = [], []
-        for _ in range(_PROBE_ROUNDS):
-            sort.append(_seconds(np.sort, probe))
-            count.append(_seconds(_counted, probe))
-        _counting_pays = min(count) < _MARGIN * min(sort)
+        _counting_pays = shortcut_pays(lambda: _counted(probe), lambda: np.sort(probe))
     return _counting_pays
-
-
-def _seconds(sort, values: np.ndarray) -> float:
-    start = time.perf_counter()
-    sort(values)
-    return time.perf_counter() - start
 
 
 def _counted(values: np.ndarray) -> np.ndarray:

@@ -20,7 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ._blocks import row_blocks
-from ._rank import at_most_counter, count_at_most_unsorted
+from ._probe import scrambled_uniforms, shortcut_pays
+from ._rank import at_most_counter, count_at_most, count_at_most_unsorted
 from ._validation import check_score_matrix
 
 # Below this many cells of work (test plus calibration, times K) the thread pool costs more
@@ -30,8 +31,26 @@ from ._validation import check_score_matrix
 # the cache misses it saves; the bucket table of jecs_core._rank saves them (the same benchmark times all three).
 _PARALLEL_MIN_CELLS = 2_000_000
 # From this many calibration rows per test row the test scores are ranked instead of the
-# calibration column sorted (benchmarks/bench_pvalues.py: 0.68x the binary search's time at m = 4n, 1.08x at m = 2n).
+# calibration column sorted, where numpy's sort is scalar code (benchmarks/bench_pvalues.py: 0.68x
+# the binary search's time at m = 4n, 1.08x at m = 2n); where it is SIMD, sorting is faster at
+# every shape measured (benchmarks/bench_rank.py), so a probe decides (ranking_pays).
 _RANK_TEST_FROM = 3
+# The probe: untied scores in no order, m = 16n.
+_PROBE_TEST, _PROBE_CALIBRATION = 2048, 32768
+_ranking_pays: bool | None = None
+
+
+def ranking_pays() -> bool:
+    """Whether ranking the test scores beats sorting the calibration column here: timed once per process.
+
+    Both give the same counts; which is faster depends on numpy's sort (``jecs_core._probe``).
+    """
+    global _ranking_pays
+    if _ranking_pays is None:
+        test, cal = scrambled_uniforms(_PROBE_TEST, 1), scrambled_uniforms(_PROBE_CALIBRATION, 99_991)
+        _ranking_pays = shortcut_pays(lambda: count_at_most_unsorted(cal, test),
+                                      lambda: count_at_most(np.sort(cal), test))
+    return _ranking_pays
 
 
 def ordered_keys(values: np.ndarray) -> np.ndarray:
@@ -86,7 +105,7 @@ def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generat
 
     def fill_column(k: int) -> None:
         target = out[:, k]
-        if rng is None and n and m >= _RANK_TEST_FROM * n:
+        if rng is None and n and m >= _RANK_TEST_FROM * n and ranking_pays():
             # Far fewer test items than calibration items: ranking the test scores is cheaper
             # than sorting the calibration column; the counts, and so the p-values, are the same.
             np.divide(count_at_most_unsorted(cal[:, k], test[:, k]), m + 1, out=target)
@@ -98,7 +117,7 @@ def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generat
             # A bucket table answers most look-ups without a binary search (jecs_core._rank);
             # (1 + c) / (m + 1) is one division, rounded as the formula is. Row blocks keep the
             # look-up's buffers in cache and out of the peak memory.
-            count, scores = at_most_counter(ordered), test[:, k]
+            count, scores = at_most_counter(ordered, queries=n), test[:, k]
             for rows in row_blocks(n):
                 np.divide(count(scores[rows]), m + 1, out=target[rows])
             return

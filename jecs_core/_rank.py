@@ -33,6 +33,11 @@ _SCAN = 8
 # At or below this many distinct reference values the queries are searched among them directly
 # (benchmarks/bench_pvalues.py, tied cases: with 10 distinct values the search took 0.7x the table's time, with 85 1.15x).
 _FEW_DISTINCT = 64
+# The table is built only for at least this many queries and at least half as many queries as
+# (distinct) reference values: its build touches about three times as many entries as there are
+# values, and fewer queries save less than that on their searches (benchmarks/bench_rank.py).
+_TABLE_FROM_QUERIES = 4096
+_TABLE_FROM_SHARE = 0.5
 
 
 def _bucket(values: np.ndarray, lo: float, scale: float, n_buckets: int, out: np.ndarray) -> np.ndarray:
@@ -47,13 +52,17 @@ def _bucket(values: np.ndarray, lo: float, scale: float, n_buckets: int, out: np
     return index
 
 
-def at_most_counter(reference: np.ndarray):
+def at_most_counter(reference: np.ndarray, *, queries: int | None = None):
     """A function ``count(queries)`` giving :func:`count_at_most` against ``reference``, its table built once.
 
-    Call it on blocks of queries (any length) to keep the per-query buffers small.
+    Call it on blocks of queries (any length) to keep the per-query buffers small. ``queries``, the
+    number of queries it will answer in all (unknown: ``None``), decides whether a bucket table pays
+    for its build; when it does not, each query is a binary search.
     """
     ends = _run_ends(reference)
     if ends is None:
+        if not _table_pays(reference.shape[0], queries):
+            return lambda block: np.searchsorted(reference, block, side="right").astype(np.int64) + 1
         return _BucketTable(reference).count
     # 1 + the count at or below each distinct value (and 1 below them all), indexed by 1 + the distinct
     # values at or below a query.
@@ -61,10 +70,14 @@ def at_most_counter(reference: np.ndarray):
     at_most[0] = 1
     np.add(ends, 2, out=at_most[1:])
     distinct = reference[ends]
-    if distinct.shape[0] <= _FEW_DISTINCT:
-        return lambda queries: at_most[np.searchsorted(distinct, queries, side="right")]
+    if distinct.shape[0] <= _FEW_DISTINCT or not _table_pays(distinct.shape[0], queries):
+        return lambda block: at_most[np.searchsorted(distinct, block, side="right")]
     table = _BucketTable(distinct)
     return lambda queries: at_most[table.count(queries) - 1]
+
+
+def _table_pays(values: int, queries: int | None) -> bool:
+    return queries is None or queries >= max(_TABLE_FROM_QUERIES, _TABLE_FROM_SHARE * values)
 
 
 def count_at_most(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
@@ -82,7 +95,7 @@ def count_at_most(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
     numpy.ndarray of int64, shape (n,)
         One plus the number of reference values at or below each query.
     """
-    count = at_most_counter(reference)
+    count = at_most_counter(reference, queries=queries.shape[0])
     out = np.empty(queries.shape[0], dtype=np.int64)
     for rows in row_blocks(queries.shape[0]):  # the per-query buffers stay small (jecs_core._blocks)
         out[rows] = count(queries[rows])
@@ -113,7 +126,7 @@ def count_at_most_unsorted(reference: np.ndarray, queries: np.ndarray) -> np.nda
     """
     n = queries.shape[0]
     order = np.argsort(queries, kind="stable")
-    count = at_most_counter(queries[order])
+    count = at_most_counter(queries[order], queries=reference.shape[0])
     starts = np.zeros(n + 1, dtype=np.int64)  # how many reference values first count at each sorted position
     for rows in row_blocks(reference.shape[0]):
         with np.errstate(over="ignore"):  # below the most negative float lies -inf: below every query, as it should
@@ -147,11 +160,14 @@ class _BucketTable:
         if self.searched:
             return
         self.held = held = np.bincount(_bucket(reference, lo, scale, n_buckets, np.empty(m)), minlength=n_buckets + 2)
-        before = np.zeros(n_buckets + 2, dtype=np.int64)
-        np.cumsum(held[:-1], out=before[1:])
-        before += 1
         # One table: 1 + the count before the bucket, negated where the bucket holds reference values.
-        self.table = np.where(held > 0, -before, before)
+        # Built in place: fresh arrays of this size cost more in first-touch page faults than in arithmetic.
+        table = np.empty(n_buckets + 2, dtype=np.int64)
+        table[0] = 0
+        np.cumsum(held[:-1], out=table[1:])
+        table += 1
+        np.negative(table, out=table, where=held > 0)
+        self.table = table
 
     def count(self, queries: np.ndarray) -> np.ndarray:
         if self.searched:

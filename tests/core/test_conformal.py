@@ -95,30 +95,45 @@ def test_threaded_path_is_bit_identical_to_the_serial_path(case):
 def test_ranking_the_test_scores_gives_the_sorted_calibration_p_values(pair):
     """Both deterministic paths (sort the calibration column, or rank the test column) agree bit for bit."""
     test, cal = pair
-    kept = conformal_mod._RANK_TEST_FROM
+    kept = conformal_mod._RANK_TEST_FROM, conformal_mod._ranking_pays
     try:
+        conformal_mod._ranking_pays = True  # whatever this machine's probe would say
         conformal_mod._RANK_TEST_FROM = 0  # every column with a test row ranks its test scores
         ranked = conformal_pvalues(test, cal)
         conformal_mod._RANK_TEST_FROM = 10**9  # every column sorts its calibration scores
         sorted_cal = conformal_pvalues(test, cal)
     finally:
-        conformal_mod._RANK_TEST_FROM = kept
+        conformal_mod._RANK_TEST_FROM, conformal_mod._ranking_pays = kept
     np.testing.assert_array_equal(ranked, sorted_cal)
     np.testing.assert_array_equal(ranked, brute_force(test, cal))
 
 
-def test_many_more_calibration_rows_than_test_rows_rank_the_test_scores(monkeypatch):
+@pytest.mark.parametrize("pays", [True, False])
+def test_many_more_calibration_rows_than_test_rows_rank_the_test_scores_where_ranking_pays(monkeypatch, pays):
     rng = np.random.default_rng(3)
     test, cal = np.round(rng.standard_normal((2_000, 2)), 2), rng.standard_normal((60_000, 2))
     calls = []
     real = conformal_mod.count_at_most_unsorted
     monkeypatch.setattr(conformal_mod, "count_at_most_unsorted", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(conformal_mod, "_ranking_pays", pays)
     p = conformal_pvalues(test, cal)
-    assert len(calls) == 2  # one per column
+    assert len(calls) == (2 if pays else 0)  # one per column, where ranking pays on this machine
     ref = (1 + np.array([np.searchsorted(np.sort(cal[:, j]), test[:, j], side="right") for j in range(2)]).T) / 60_001
     np.testing.assert_array_equal(p, ref)
     conformal_pvalues(test[:1_000], cal[:2_000])  # m = 2n: the calibration columns are sorted
-    assert len(calls) == 2
+    assert len(calls) == (2 if pays else 0)
+
+
+def test_the_ranking_probe_times_both_ways_once(monkeypatch):
+    import jecs_core._probe as probe
+
+    timed = []
+    monkeypatch.setattr(probe, "_seconds", lambda work: timed.append(work()) or 1.0)
+    monkeypatch.setattr(conformal_mod, "_ranking_pays", None)
+    assert conformal_mod.ranking_pays() is False  # equal times: the plain way is kept
+    assert len(timed) == 2 * probe.ROUNDS
+    np.testing.assert_array_equal(timed[0], timed[1])  # the probe's two ways count alike
+    assert conformal_mod.ranking_pays() is False and len(timed) == 2 * probe.ROUNDS
 
 
 any_finite = st.floats(allow_nan=False, allow_infinity=False, allow_subnormal=True)

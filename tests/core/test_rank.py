@@ -5,11 +5,13 @@ from __future__ import annotations
 import contextlib
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import jecs_core._blocks as blocks
+import jecs_core._rank as rank
 from jecs_core._blocks import BLOCK_ROWS
 from jecs_core._rank import _FEW_DISTINCT, _SCAN, _run_ends, at_most_counter, count_at_most, count_at_most_unsorted
 
@@ -22,6 +24,16 @@ def block_rows(rows):
         yield
     finally:
         blocks.BLOCK_ROWS = kept
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _always_the_table():
+    # These tests check the bucket table on short query arrays, which it would otherwise leave to
+    # the binary search (module scope: hypothesis refuses function-scoped fixtures).
+    kept = rank._TABLE_FROM_QUERIES, rank._TABLE_FROM_SHARE
+    rank._TABLE_FROM_QUERIES, rank._TABLE_FROM_SHARE = 0, 0.0
+    yield
+    rank._TABLE_FROM_QUERIES, rank._TABLE_FROM_SHARE = kept
 
 
 def reference_count(reference, queries):
@@ -127,3 +139,27 @@ def test_ranking_the_queries_in_blocks_of_reference_values(n, ratio, block, roun
     with block_rows(block):
         counted = count_at_most_unsorted(reference, queries)
     np.testing.assert_array_equal(counted, reference_count(np.sort(reference), queries))
+
+
+@pytest.mark.parametrize(("m", "queries", "table"), [(10_000, 5_000, True), (10_000, 4_999, False), (1_000, 4_096, True),
+                                                      (1_000, 4_095, False), (100, None, True)])
+def test_the_table_is_built_only_for_enough_queries(monkeypatch, m, queries, table):
+    # A table is built for at least 4,096 queries and at least half as many as reference values; the
+    # counts are the binary search's either way.
+    monkeypatch.setattr(rank, "_TABLE_FROM_QUERIES", 4096)
+    monkeypatch.setattr(rank, "_TABLE_FROM_SHARE", 0.5)
+    built = []
+    real = rank._BucketTable
+    monkeypatch.setattr(rank, "_BucketTable", lambda values: built.append(values.size) or real(values))
+    rng = np.random.default_rng(m)
+    for reference in (np.sort(rng.standard_normal(m)), np.sort(np.round(rng.standard_normal(m) * 100))):
+        built.clear()
+        count = at_most_counter(reference, queries=queries)
+        probes = rng.standard_normal(300) * 50
+        np.testing.assert_array_equal(count(probes), reference_count(reference, probes))
+        distinct = np.unique(reference).size
+        if distinct == m:
+            expected = table
+        else:  # the table over the distinct values, by the same rule
+            expected = distinct > _FEW_DISTINCT and (queries is None or queries >= max(4096, distinct / 2))
+        assert bool(built) == expected, (m, queries, distinct)
