@@ -12,6 +12,7 @@ from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from .._shared_max_p import sharing_max_p
+from .._threads import result_while_main_runs
 from ..conformal import table_pvalues
 from ..posthoc.report import post_hoc_record
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY, Guarantee, get_rule
@@ -92,7 +93,7 @@ def _table_checks(table, duplicates, plain_pvalues: Future):
     from ..checks import data_warnings, find_duplicates, score_direction  # pandas-heavy: imported when a table is checked
 
     duplicates = find_duplicates(table) if duplicates is None else duplicates
-    direction = score_direction(table, pvalues=plain_pvalues.result())
+    direction = score_direction(table, pvalues=result_while_main_runs(plain_pvalues))
     return direction, data_warnings(table, direction=direction, duplicates=duplicates)
 
 
@@ -106,12 +107,12 @@ def _pvalues_beside_checks(args, table, duplicates, beside: ThreadPoolExecutor):
     shares = args.covariates is None  # else no plain p-values to share: the checks count for themselves
     if not shares:
         plain.set_result(None)
-    checked = beside.submit(_table_checks, table, duplicates, plain)
     try:
+        checked = beside.submit(_table_checks, table, duplicates, plain)
         check, shift = _shifted(args, table)
         pvalues = table_pvalues(table) if shift is None else shift.pvalues
     except BaseException as exc:  # the checks wait on the p-values: stop them too
-        if shares:
+        if shares and not plain.done():
             plain.set_exception(exc)
         raise
     if shares:

@@ -94,6 +94,41 @@ def test_a_failure_in_the_pvalues_stops_the_command_without_leaving_the_checks_w
     assert "the p-values failed" in capsys.readouterr().err
 
 
+def test_an_interrupted_command_never_leaves_the_checks_holding_the_exit():
+    # The checks wait on p-values the main thread fills. A Ctrl-C that ends the main thread before it
+    # fills them (at any bytecode, so no handler can be relied on) must not leave the interpreter's
+    # exit joining a thread that waits for ever: the thread gives up once the main thread has ended.
+    script = (
+        "import sys\n"
+        "from concurrent.futures import Future, ThreadPoolExecutor\n"
+        "import jecs_core.cli.select as s\n"
+        "from jecs_core import load_scores\n"
+        f"table = load_scores({str(SAMPLE)!r})\n"
+        "beside = ThreadPoolExecutor(max_workers=1)\n"
+        "beside.submit(s._table_checks, table, None, Future())\n"
+        "sys.exit(130)\n"
+    )
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 130, done.stderr[-1500:]
+
+
+def test_a_waiting_helper_gets_the_result_or_the_error_it_was_given():
+    from concurrent.futures import Future
+
+    from jecs_core._threads import result_while_main_runs
+
+    failed = Future()
+    threading.Timer(0.25, lambda: failed.set_exception(ValueError("p-values failed"))).start()
+    with pytest.raises(ValueError, match="p-values failed"):
+        result_while_main_runs(failed, poll=0.05)  # past several polls: the main thread is alive
+    filled = Future()
+    threading.Timer(0.15, lambda: filled.set_result("counts")).start()
+    assert result_while_main_runs(filled, poll=0.05) == "counts"
+
+
 def _export(tmp_path, name, *extra):
     out = tmp_path / f"{name}.csv"
     assert main(["select", str(SAMPLE), "--no-diagnostics", "--method", "all", "--out", str(out), *extra]) == 0
