@@ -6,7 +6,9 @@ into about two buckets per reference value; the bucket of a value is
 ``floor((x - lo) * scale)``, clipped, and a table holds, per bucket, how many reference values
 lie in earlier buckets.  A query whose bucket holds no reference value gets its count from one
 table look-up; the others add the few values of their own bucket one comparison at a time, and
-a query in a crowded bucket (a dense spot) falls back to the binary search.
+a query in a crowded bucket (a dense spot) falls back to the binary search. Building the table
+touches a few entries per reference value, so it is built only when enough queries will use it;
+a few queries against many values are each a binary search.
 
 Tied reference values (rounded scores, losses printed to a few decimals) would crowd their
 buckets, so the table is built over the distinct values instead, and each query's count is read
