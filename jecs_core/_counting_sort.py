@@ -3,7 +3,7 @@
 Conformal p-values take at most m + 1 values, ``k / (m + 1)``; with m well below n the per-item
 maximum repeats a few values many times. Where numpy sorts floats with scalar code, counting them
 is several times faster than a sort of n values; where it sorts with SIMD sorting networks
-(numpy 2 on x86-64 with AVX2 or AVX-512, for one) the sort is faster at every size measured
+(numpy 2 on x86-64 with AVX2 or AVX-512, for one) the sort is as fast or faster at every size measured
 (``benchmarks/RESULTS.md``, "Few models"; ``benchmarks/bench_maxp_sort.py``). Both give the same
 array, so the process times the two once on a probe (``jecs_core._probe``) and keeps the faster.
 """
