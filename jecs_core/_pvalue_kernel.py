@@ -102,10 +102,12 @@ def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generat
     out = np.empty((n, n_models), dtype=float, order="F")
     # Draw the tie-breaking uniforms up front so the result does not depend on threading.
     uniforms = rng.random((n, n_models)) if rng is not None else None
+    # Decided once here, not in the column workers: a first probe there would run in each thread at once.
+    ranked = bool(rng is None and n and m >= _RANK_TEST_FROM * n and ranking_pays())
 
     def fill_column(k: int) -> None:
         target = out[:, k]
-        if rng is None and n and m >= _RANK_TEST_FROM * n and ranking_pays():
+        if ranked:
             # Far fewer test items than calibration items: ranking the test scores is cheaper
             # than sorting the calibration column; the counts, and so the p-values, are the same.
             np.divide(count_at_most_unsorted(cal[:, k], test[:, k]), m + 1, out=target)

@@ -25,6 +25,8 @@ checks it equal to ``searchsorted`` on ties, duplicates, huge ranges and random 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ._blocks import row_blocks
@@ -64,7 +66,7 @@ def at_most_counter(reference: np.ndarray, *, queries: int | None = None):
     ends = _run_ends(reference)
     if ends is None:
         if not _table_pays(reference.shape[0], queries):
-            return lambda block: np.searchsorted(reference, block, side="right").astype(np.int64) + 1
+            return functools.partial(_searched, reference)
         return _BucketTable(reference).count
     # 1 + the count at or below each distinct value (and 1 below them all), indexed by 1 + the distinct
     # values at or below a query.
@@ -76,6 +78,11 @@ def at_most_counter(reference: np.ndarray, *, queries: int | None = None):
         return lambda block: at_most[np.searchsorted(distinct, block, side="right")]
     table = _BucketTable(distinct)
     return lambda queries: at_most[table.count(queries) - 1]
+
+
+def _searched(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """:func:`count_at_most` by binary search alone."""
+    return np.searchsorted(reference, queries, side="right").astype(np.int64) + 1
 
 
 def _table_pays(values: int, queries: int | None) -> bool:
@@ -173,7 +180,7 @@ class _BucketTable:
 
     def count(self, queries: np.ndarray) -> np.ndarray:
         if self.searched:
-            return np.searchsorted(self.reference, queries, side="right").astype(np.int64) + 1
+            return _searched(self.reference, queries)
         buckets = _bucket(queries, self.lo, self.scale, self.n_buckets, np.empty(queries.shape[0]))
         counts = self.table[buckets]
         crowded = np.flatnonzero(counts < 0)

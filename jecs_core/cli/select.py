@@ -112,7 +112,7 @@ def _pvalues_beside_checks(args, table, duplicates, beside: ThreadPoolExecutor):
         check, shift = _shifted(args, table)
         pvalues = table_pvalues(table) if shift is None else shift.pvalues
     except BaseException as exc:  # the checks wait on the p-values: stop them too
-        if shares and not plain.done():
+        if not plain.done():  # without shared p-values it was filled with None already
             plain.set_exception(exc)
         raise
     if shares:
