@@ -49,6 +49,7 @@ from scoring_setup import (  # noqa: E402
     flops_per_token,
     load_benchmark_model,
     peak_tflops,
+    profile_top,
 )
 
 from scoring.batching import Encoded, collate, plan_batches  # noqa: E402
@@ -61,11 +62,15 @@ from scoring.settings import DEFAULT_TOKEN_BUDGET, ScoreSettings  # noqa: E402
 TARGETS = {"smollm2-135m": 0.9, "llama-68m": 0.7}
 
 def trial_phases(args, engine, encoded: Encoded, device: torch.device, tokens: int) -> list:
-    """The engine at other head budgets (``--head-budgets-mb``) and with compiled statistics (``--compile-stats``)."""
-    found = [Phase(f"engine, head {mb} MiB", partial(engine_at_budget, engine, encoded, device, mb << 20), tokens)
-             for mb in ([int(v) for v in args.head_budgets_mb.split(",")] if args.head_budgets_mb else [])]
+    """The engine with compiled statistics (``--compile-stats``) and at other head budgets
+    (``--head-budgets-mb``; compiled too when both are given)."""
+    found = []
     if args.compile_stats:
-        found.append(Phase("engine, compiled stats", partial(compiled_engine(engine, encoded), encoded), tokens))
+        engine = compiled_engine(engine, encoded)
+        found.append(Phase("engine, compiled stats", partial(engine, encoded), tokens))
+    kind = "compiled, " if args.compile_stats else ""
+    found += [Phase(f"engine, {kind}head {mb} MiB", partial(engine_at_budget, engine, encoded, device, mb << 20), tokens)
+              for mb in ([int(v) for v in args.head_budgets_mb.split(",")] if args.head_budgets_mb else [])]
     return found
 
 
@@ -170,6 +175,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="also time the engine with its per-chunk statistics under torch.compile (a trial)")
     parser.add_argument("--head-budgets-mb", default=None,
                         help="comma-separated LM-head memory budgets (MiB) to time the engine at, one phase each")
+    parser.add_argument("--profile", action="store_true",
+                        help="then profile one run of the last engine phase and print its costliest operators")
     parser.add_argument("--blocks", action="store_true", help="the statistics alone, per CPU block size")
     parser.add_argument("--memory", action="store_true", help="peak memory vs sequence length, chunked head vs not")
     parser.add_argument("--memory-point", nargs=2, metavar=("LENGTH", "MODE"), help=argparse.SUPPRESS)
@@ -223,6 +230,9 @@ def main(argv=None) -> int:
     report(phases, flops_per_token(model, float(np.mean(encoded.lengths)) / 2),
            peak_tflops(device, args.peak_tflops), TARGETS.get(args.shape), diff)
     print(f"load average (1 min): {load_before:.2f} before, {os.getloadavg()[0]:.2f} after")
+    if args.profile:
+        print(f"profile of one run of '{phases[-2].name}':")
+        profile_top(phases[-2].fn, device)
     return 0
 
 

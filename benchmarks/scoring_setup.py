@@ -202,3 +202,18 @@ def compiled_engine(engine, encoded: Encoded):
     print(f"compiled statistics: first run {time.perf_counter() - start:.1f} s with compilation; largest score "
           f"difference from the plain engine {np.nanmax(np.abs(trial - reference)):.2e}")
     return run
+
+
+def profile_top(fn, device: torch.device, rows: int = 15) -> None:
+    """Run ``fn`` once under torch's profiler and print the operators that took the most device
+    (or, on a CPU, self CPU) time: where an engine's time beyond the bare forward goes."""
+    from torch.profiler import ProfilerActivity, profile
+
+    on_cuda = device.type == "cuda"
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if on_cuda else [])
+    with profile(activities=activities) as prof:
+        fn()
+        if on_cuda:
+            torch.cuda.synchronize()
+    key = "self_cuda_time_total" if on_cuda else "self_cpu_time_total"
+    print(prof.key_averages().table(sort_by=key, row_limit=rows, max_name_column_width=60))

@@ -11,9 +11,10 @@ import torch
 
 from .batching import Encoded, collate, encode_texts, plan_batches, plan_pieces
 from .fused import should_compile
-from .head import scored_statistics
+from .head import scored_positions, scored_statistics
 from .registry import ReduceContext, active_scores, needed_statistics, reduce_text
 from .settings import ScoreSettings, check_token_budget
+from .transfer import HostCopy, to_device, to_host
 
 
 @dataclass(frozen=True)
@@ -87,18 +88,21 @@ def iter_batch_scores(
     remaining = np.bincount(pieces.owner[pieces.lengths >= 2], minlength=len(encoded.ids))
     compiled = should_compile(torch.device(device).type, int(pieces.n_scored.sum()))
     collected: dict[int, list[tuple[int, np.ndarray]]] = {}
-    for batch in plan_batches(pieces.lengths, token_budget):
-        ids = [pieces.ids[i] for i in batch]
-        input_ids, mask = collate(ids, pad_id=0)
+
+    def launch(batch: np.ndarray) -> HostCopy:
+        input_ids, mask = collate([pieces.ids[i] for i in batch], pad_id=0)
         score_from = torch.as_tensor(pieces.score_from[batch])
-        # inference_mode is scoped to the batch, not held across the yield,
+        positions = scored_positions(mask, score_from)  # on the host: no wait for the device
+        # inference_mode is scoped to the launch, not held across the yield,
         # where it would leak into the consumer's code.
         with torch.inference_mode():
             stats = scored_statistics(
-                model, input_ids.to(device), mask.to(device), score_from.to(device), needed=rows, chunked=chunked,
-                compiled=compiled,
+                model, to_device(input_ids, device), to_device(mask, device), to_device(score_from, device),
+                needed=rows, chunked=chunked, compiled=compiled, positions=to_device(positions, device),
             )
-            stats = stats.cpu().numpy()
+            return to_host(stats)
+
+    def finish(batch: np.ndarray, stats: np.ndarray) -> BatchScores | None:
         ends = np.cumsum(pieces.n_scored[batch])
         done = []
         for piece, chunk in zip(batch, np.split(stats, ends[:-1], axis=1)):
@@ -107,12 +111,24 @@ def iter_batch_scores(
             remaining[owner] -= 1
             if remaining[owner] == 0:
                 done.append(owner)
-        if done:
-            scores = []
-            for owner in done:
-                parts = [c for _, c in sorted(collected.pop(owner), key=lambda x: x[0])]
-                scores.append(reduce_text(np.concatenate(parts, axis=1), rows, names, contexts[owner]))
-            yield BatchScores(indices=np.asarray(done, dtype=np.int64), scores=np.stack(scores))
+        if not done:
+            return None
+        scores = []
+        for owner in done:
+            parts = [c for _, c in sorted(collected.pop(owner), key=lambda x: x[0])]
+            scores.append(reduce_text(np.concatenate(parts, axis=1), rows, names, contexts[owner]))
+        return BatchScores(indices=np.asarray(done, dtype=np.int64), scores=np.stack(scores))
+
+    # One batch in flight: the next batch is queued on the device before this one's
+    # statistics are waited for and reduced, so an accelerator never waits for the host.
+    in_flight = None
+    for batch in [*plan_batches(pieces.lengths, token_budget), None]:
+        launched = None if batch is None else (batch, launch(batch))
+        if in_flight is not None:
+            finished = finish(in_flight[0], in_flight[1].result())
+            if finished is not None:
+                yield finished
+        in_flight = launched
 
 
 def score_encoded(

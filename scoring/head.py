@@ -39,6 +39,9 @@ ACCELERATOR_MEMORY_BUDGET = 512 << 20
 # also the log-softmax, the softmax and one scratch array of the same size.
 _LIVE_ARRAYS = {"cpu": 1}
 _LIVE_ARRAYS_ELSEWHERE = 4
+# Compiled, the statistics are one fused pass that holds no vocabulary-sized temporary: the
+# chunk's logits are all that is live, and larger chunks keep more of the device's cores busy.
+_LIVE_ARRAYS_COMPILED = 1
 
 
 def memory_budget_for(device_type: str) -> int:
@@ -46,9 +49,10 @@ def memory_budget_for(device_type: str) -> int:
     return MEMORY_BUDGETS.get(device_type, ACCELERATOR_MEMORY_BUDGET)
 
 
-def budget_elements(memory_budget: int = MEMORY_BUDGET, device_type: str = "cpu") -> int:
-    """Vocabulary values per chunk that keep the chunk's arrays within ``memory_budget`` bytes."""
-    live = _LIVE_ARRAYS.get(device_type, _LIVE_ARRAYS_ELSEWHERE)
+def budget_elements(memory_budget: int = MEMORY_BUDGET, device_type: str = "cpu", *, compiled: bool = False) -> int:
+    """Vocabulary values per chunk that keep the chunk's arrays within ``memory_budget`` bytes
+    (``compiled``: with the statistics compiled, :mod:`scoring.fused`)."""
+    live = _LIVE_ARRAYS_COMPILED if compiled else _LIVE_ARRAYS.get(device_type, _LIVE_ARRAYS_ELSEWHERE)
     return max(1, int(memory_budget) // (4 * live))
 
 
@@ -128,6 +132,15 @@ def scored_mask(attention_mask: torch.Tensor, score_from: torch.Tensor) -> torch
     return keep
 
 
+def scored_positions(attention_mask: torch.Tensor, score_from: torch.Tensor) -> torch.Tensor:
+    """Flat indices (``row * width + position``) of the scored positions, in (row, position) order.
+
+    Computed where the inputs live: on the host, before they go to an accelerator, the
+    engine knows how many rows a batch scores without waiting for the device.
+    """
+    return scored_mask(attention_mask, score_from).flatten().nonzero().squeeze(1)
+
+
 def scored_statistics(
     model,
     input_ids: torch.Tensor,
@@ -139,12 +152,16 @@ def scored_statistics(
     chunked: bool = True,
     memory_budget: int | None = None,
     compiled: bool = False,
+    positions: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Statistics ``needed`` at every scored position of a batch, rows in (row, position) order.
 
     ``chunk_elements`` (default: from ``memory_budget`` bytes, by default
     :func:`memory_budget_for` the device) bounds the vocabulary values of one chunk of scored rows.
     ``compiled`` runs the statistics under ``torch.compile`` (:mod:`scoring.fused`).
+    ``positions`` (on the model's device) are the batch's :func:`scored_positions` where the
+    caller has them already: computing them here waits for the device (the row count is
+    data-dependent), which idles an accelerator between the body and the head.
 
     Returns
     -------
@@ -153,14 +170,17 @@ def scored_statistics(
     if chunk_elements is None:
         device_type = input_ids.device.type
         chunk_elements = budget_elements(memory_budget_for(device_type) if memory_budget is None else memory_budget,
-                                         device_type)
+                                         device_type, compiled=compiled)
     kernel = chunk_kernel(compiled)
-    keep = scored_mask(attention_mask, score_from)
-    targets = input_ids[:, 1:][keep[:, :-1]]
+    if positions is None:
+        positions = scored_positions(attention_mask, score_from)
+    # Position t predicts token t + 1 of its row; the last position of a row is never scored.
+    targets = input_ids.flatten().index_select(0, positions + 1)
     parts = split_head(model) if chunked else None
     if parts is not None:
         body, head = parts
-        hidden = body(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).last_hidden_state[keep]
+        hidden = body(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).last_hidden_state
+        hidden = hidden.flatten(0, 1).index_select(0, positions)
         vocab = head.weight.shape[0] if hasattr(head, "weight") else int(model.config.vocab_size)
         step = rows_per_chunk(vocab, chunk_elements)
         out = torch.empty((len(needed), hidden.shape[0]), dtype=torch.float32, device=hidden.device)
@@ -171,7 +191,7 @@ def scored_statistics(
                 kernel=kernel,
             )
         return out
-    logits = kept_logits(model, input_ids, attention_mask, keep)
+    logits = kept_logits(model, input_ids, attention_mask, scored_mask(attention_mask, score_from))
     return token_statistics(logits, targets, needed=needed, chunk_elements=chunk_elements, kernel=kernel)
 
 

@@ -59,12 +59,12 @@ def rows_per_chunk(vocab: int, chunk_elements: int = CHUNK_ELEMENTS) -> int:
     return max(1, chunk_elements // max(1, vocab))
 
 
-def _rowdot(a: torch.Tensor, b: torch.Tensor, scratch: torch.Tensor) -> torch.Tensor:
+def _rowdot(a: torch.Tensor, b: torch.Tensor, scratch: torch.Tensor | None) -> torch.Tensor:
     """Row-wise dot product through a preallocated ``scratch`` (``linalg.vecdot`` allocates one per call)."""
-    return torch.mul(a, b, out=scratch).sum(dim=1)
+    return (a * b if scratch is None else torch.mul(a, b, out=scratch)).sum(dim=1)
 
 
-def _sum_other_p_log1m(p: torch.Tensor, top: torch.Tensor, lp: torch.Tensor, scratch: torch.Tensor) -> torch.Tensor:
+def _sum_other_p_log1m(p: torch.Tensor, top: torch.Tensor, lp: torch.Tensor, scratch: torch.Tensor | None) -> torch.Tensor:
     """``sum_{v != y} p_v log(1 - p_v)`` per row, from each row's largest log-prob ``top`` and ``lp = log p_y``.
 
     ``log1p(-min(p, 1/2))`` is exact to float32 rounding for every ``p_v <= 1/2``, and
@@ -75,7 +75,8 @@ def _sum_other_p_log1m(p: torch.Tensor, top: torch.Tensor, lp: torch.Tensor, scr
     avoids a cancellation of two large terms when it is a near-certain top token.
     Unclamped weights: below 1e-10 a term ``p_v log(1 - p_v) ~ -p_v^2`` is nil either way.
     """
-    total = torch.clamp(p, max=0.5, out=scratch).neg_().log1p_().mul_(p).sum(dim=1)
+    clamped = torch.clamp(p, max=0.5) if scratch is None else torch.clamp(p, max=0.5, out=scratch)
+    total = clamped.neg_().log1p_().mul_(p).sum(dim=1)
     big = top > _LOG_HALF
     # Where the top exceeds 1/2 no other token can share its log-prob, so lp == top names it.
     y_is_top = big & (lp == top)
@@ -87,10 +88,11 @@ def _sum_other_p_log1m(p: torch.Tensor, top: torch.Tensor, lp: torch.Tensor, scr
 
 
 def chunk_statistics(
-    logits: torch.Tensor, y: torch.Tensor, needed: tuple[str, ...], scratch: torch.Tensor
+    logits: torch.Tensor, y: torch.Tensor, needed: tuple[str, ...], scratch: torch.Tensor | None = None
 ) -> dict[str, torch.Tensor]:
     """The statistics ``needed`` for one chunk of rows: ``logits`` (rows, V), ``y`` (rows, 1) the true
-    tokens, ``scratch`` a (rows, V) float32 work array; the kernel :mod:`scoring.fused` compiles."""
+    tokens, ``scratch`` a (rows, V) float32 work array, or ``None`` to allocate temporaries; the kernel
+    :mod:`scoring.fused` compiles, without ``scratch`` (written through, it would be one more pass)."""
     # One log-softmax and one softmax, in float32 even for bf16 models; the rest reuses
     # them in place. The softmax is one fused pass, where exp(log-softmax) is a slower
     # standalone exp over the same row.
@@ -157,10 +159,12 @@ def token_statistics(
     step = rows_per_chunk(vocab, min(chunk_elements, block_elements))
 
     def rows(first: int, last: int) -> None:
-        scratch = torch.empty((min(last - first, step), vocab), dtype=torch.float32, device=logits.device)
+        scratch = (torch.empty((min(last - first, step), vocab), dtype=torch.float32, device=logits.device)
+                   if kernel is chunk_statistics else None)
         for start in range(first, last, step):
             stop = min(last, start + step)
-            found = kernel(logits[start:stop], targets[start:stop, None], needed, scratch[: stop - start])
+            part = None if scratch is None else scratch[: stop - start]
+            found = kernel(logits[start:stop], targets[start:stop, None], needed, part)
             for row, name in enumerate(needed):
                 out[row, start:stop] = found[name]
 

@@ -87,3 +87,19 @@ def test_the_engine_compiles_when_the_job_is_large_enough(monkeypatch, tmp_path)
     compiled = score_encoded(lm.model, encoded, settings=settings, token_budget=64, device=lm.device, texts=texts)
     assert sum(calls) == int(encoded.n_scored.sum())
     np.testing.assert_array_equal(compiled, plain)
+
+
+def test_only_the_plain_kernel_gets_a_scratch_array():
+    # Written through by a compiled kernel, the scratch would cost one more pass over the vocabulary.
+    logits, targets = torch.randn(7, 50), torch.randint(0, 50, (7,))
+    seen = []
+
+    def spy(logits, y, needed, scratch):
+        seen.append(scratch)
+        return chunk_statistics(logits, y, needed, scratch)
+
+    plain = token_statistics(logits, targets)
+    torch.testing.assert_close(token_statistics(logits, targets, kernel=spy), plain, rtol=0, atol=0)
+    assert seen and all(s is None for s in seen)
+    torch.testing.assert_close(token_statistics(logits, targets, kernel=chunk_statistics, chunk_elements=100), plain,
+                               rtol=1e-6, atol=1e-6)

@@ -46,7 +46,7 @@ def test_the_budget_follows_the_device_and_an_explicit_one_wins(monkeypatch):
     assert head.memory_budget_for("cuda") == head.memory_budget_for("mps") == head.ACCELERATOR_MEMORY_BUDGET
     assert head.ACCELERATOR_MEMORY_BUDGET > head.MEMORY_BUDGET  # kernel launches, not cache, set its size
     seen = []
-    monkeypatch.setattr(head, "budget_elements", lambda budget, device_type: seen.append(budget) or 1 << 20)
+    monkeypatch.setattr(head, "budget_elements", lambda budget, device_type, **_: seen.append(budget) or 1 << 20)
     monkeypatch.setitem(head.MEMORY_BUDGETS, "cpu", 12345)
     ids = torch.tensor([[1, 2, 3]])
     mask = torch.ones_like(ids)
@@ -55,3 +55,22 @@ def test_the_budget_follows_the_device_and_an_explicit_one_wins(monkeypatch):
         with contextlib.suppress(Exception):  # the stand-in model cannot run: only the budget is looked at
             head.scored_statistics(model, ids, mask, torch.tensor([1]), needed=("lp",), memory_budget=budget)
     assert seen == [12345, 999]
+
+
+def test_compiled_statistics_count_only_the_chunk_logits():
+    # Compiled, the statistics hold no vocabulary-sized temporary: four times the rows per chunk.
+    assert budget_elements(16 * 1000, "cuda", compiled=True) == 4000
+    assert budget_elements(16 * 1000, "cpu", compiled=True) == 4000 and budget_elements(1, "cuda", compiled=True) == 1
+
+
+def test_compiled_chunks_follow_their_own_budget(monkeypatch):
+    import scoring.head as head
+
+    seen = []
+    monkeypatch.setattr(head, "budget_elements", lambda budget, device_type, **kw: seen.append(kw) or 1 << 20)
+    ids = torch.tensor([[1, 2, 3]])
+    model = torch.nn.Module()
+    for compiled in (False, True):
+        with contextlib.suppress(Exception):  # the stand-in model cannot run: only the budget is looked at
+            head.scored_statistics(model, ids, torch.ones_like(ids), torch.tensor([1]), needed=("lp",), compiled=compiled)
+    assert seen == [{"compiled": False}, {"compiled": True}]
