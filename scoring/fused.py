@@ -3,9 +3,9 @@
 The statistics make about fifteen memory-bound passes over each scored row's vocabulary
 (:func:`scoring.token_scores.token_statistics`); ``torch.compile`` fuses them into a few kernels
 that hold no vocabulary-sized temporary, so its chunks can be larger (:func:`scoring.head.budget_elements`).
-On an H200 the engine with the statistics compiled kept 0.88 of a bare forward's tokens/s on a ~1B
-model in bf16 (0.53 plain) and 0.91 on SmolLM2-135M's shape (0.77 plain), with scores within 2e-6
-of the plain kernel's; on a CPU it gained nothing (benchmarks/RESULTS.md, "GPU throughput / MFU").
+On an H200 the engine with the statistics compiled kept 0.88 of a bare forward's tokens/s on a
+~1B model in bf16 (0.53 plain) and 0.88-0.91 on SmolLM2-135M's shape (0.69-0.77 plain), with
+scores within 2e-6 of the plain kernel's; on a CPU it gained nothing (benchmarks/RESULTS.md, "GPU throughput / MFU").
 The first call compiles, for 5-15 s, so only a job of at least :data:`COMPILE_FROM_TOKENS` scored tokens on a CUDA device
 uses it, where the gain repays the compilation. Should compiling fail (no Triton, an
 unsupported device), a warning says so once and the plain kernel goes on.
