@@ -61,6 +61,11 @@ def _contexts(settings, texts, reference_loss, n) -> list[ReduceContext]:
     return [ReduceContext(settings=settings, text=texts[i], reference_loss=float(ref[i])) for i in range(n)]
 
 
+def runs_ahead(device) -> bool:
+    """Whether the engine keeps one batch in flight on ``device``: on a CUDA device, whose work is queued."""
+    return torch.device(device).type == "cuda"
+
+
 def iter_batch_scores(
     model,
     encoded: Encoded,
@@ -119,11 +124,15 @@ def iter_batch_scores(
             scores.append(reduce_text(np.concatenate(parts, axis=1), rows, names, contexts[owner]))
         return BatchScores(indices=np.asarray(done, dtype=np.int64), scores=np.stack(scores))
 
-    # One batch in flight: the next batch is queued on the device before this one's
-    # statistics are waited for and reduced, so an accelerator never waits for the host.
+    # On a device that queues work, one batch in flight: the next batch is queued before this
+    # one's statistics are waited for and reduced, so the device never waits for the host. A CPU
+    # computes as it launches, where holding a batch back would only delay its progress and cache rows.
+    ahead = runs_ahead(device)
     in_flight = None
     for batch in [*plan_batches(pieces.lengths, token_budget), None]:
         launched = None if batch is None else (batch, launch(batch))
+        if not ahead and launched is not None:
+            in_flight, launched = launched, None
         if in_flight is not None:
             finished = finish(in_flight[0], in_flight[1].result())
             if finished is not None:

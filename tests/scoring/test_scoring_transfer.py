@@ -64,7 +64,8 @@ def test_given_positions_give_the_same_statistics_bit_for_bit(tiny):
             assert torch.equal(found, given_)
 
 
-def test_the_next_batch_is_launched_before_a_batch_is_reduced(tiny, monkeypatch):
+@pytest.mark.parametrize("ahead", [True, False])
+def test_the_next_batch_is_launched_before_a_batch_is_reduced_where_the_device_queues(tiny, monkeypatch, ahead):
     rng = np.random.default_rng(4)
     texts = [random_text(rng, n) for n in (3, 30, 8, 21, 5, 13, 2, 34)]
     settings_ = ScoreSettings()
@@ -72,6 +73,8 @@ def test_the_next_batch_is_launched_before_a_batch_is_reduced(tiny, monkeypatch)
     expected = engine.score_encoded(tiny.model, encoded, settings=settings_, token_budget=48, device="cpu")
     n_batches = len(plan_batches(plan_pieces(encoded).lengths, 48))
     assert n_batches >= 3
+    assert engine.runs_ahead("cuda") and not engine.runs_ahead("cpu")
+    monkeypatch.setattr(engine, "runs_ahead", lambda device: ahead)
     events = []
     launch, reduce = engine.scored_statistics, engine.reduce_text
     monkeypatch.setattr(engine, "scored_statistics", lambda *a, **k: events.append("launch") or launch(*a, **k))
@@ -79,9 +82,13 @@ def test_the_next_batch_is_launched_before_a_batch_is_reduced(tiny, monkeypatch)
     found = engine.score_encoded(tiny.model, encoded, settings=settings_, token_budget=48, device="cpu")
     np.testing.assert_array_equal(found, expected)
     assert events.count("launch") == n_batches and events.count("reduce") == len(texts)
-    assert events[:2] == ["launch", "launch"]  # batch 2 is queued before batch 1's texts are reduced
-    launches_before = [events[: i].count("launch") for i, e in enumerate(events) if e == "reduce"]
+    launches_before = [events[:i].count("launch") for i, e in enumerate(events) if e == "reduce"]
     assert launches_before[-1] == n_batches
+    if ahead:  # batch 2 is queued before batch 1's texts are reduced
+        assert events[:2] == ["launch", "launch"]
+    else:  # a CPU reduces each batch before computing the next: progress is never a batch late
+        assert events[:2] == ["launch", "reduce"]
+        assert "launch,launch" not in ",".join(events)  # every batch here finishes a text
 
 
 def test_host_copies_round_trip_on_the_cpu():
