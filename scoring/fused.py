@@ -1,13 +1,14 @@
 """The per-chunk statistics under ``torch.compile``, for large jobs on a GPU.
 
 The statistics make about fifteen memory-bound passes over each scored row's vocabulary
-(:func:`scoring.token_scores.token_statistics`); ``torch.compile`` fuses them into a few kernels
-that hold no vocabulary-sized temporary, so its chunks can be larger (:func:`scoring.head.budget_elements`).
-On an H200 the engine with the statistics compiled kept 0.88 of a bare forward's tokens/s on a
-~1B model in bf16 (0.53 plain) and 0.88-0.91 on SmolLM2-135M's shape (0.69-0.77 plain), with
-scores within 2e-6 of the plain kernel's; on a CPU it gained nothing (benchmarks/RESULTS.md, "GPU throughput / MFU").
-The first call compiles, for 5-15 s, so only a job of at least :data:`COMPILE_FROM_TOKENS` scored tokens on a CUDA device
-uses it, where the gain repays the compilation. Should compiling fail (no Triton, an
+(:func:`scoring.token_scores.token_statistics`); ``torch.compile`` fuses them into a few
+kernels that hold no vocabulary-sized temporary, so their chunks can be larger
+(:func:`scoring.head.budget_elements`). On an H200 the engine with the statistics compiled kept
+0.88 of a bare forward's tokens/s on a ~1B model in bf16 (0.53 plain) and 0.88-0.91 on
+SmolLM2-135M's shape (0.69-0.77 plain), with scores within 2e-6 of the plain kernel's; on a CPU
+it gained nothing (benchmarks/RESULTS.md, "GPU throughput / MFU"). The first call compiles, for
+10-16 s there, so only a job of at least :data:`COMPILE_FROM_TOKENS` scored tokens on a CUDA
+device uses it, where the gain repays the compilation. Should compiling fail (no Triton, an
 unsupported device), a warning says so once and the plain kernel goes on.
 """
 
@@ -17,8 +18,10 @@ import warnings
 
 import torch
 
-#: Scored tokens from which a job on a CUDA device runs its statistics compiled (about a
-#: minute of work at the H200's measured rate); ``None`` never compiles.
+#: Scored tokens from which a job on a CUDA device runs its statistics compiled; ``None`` never
+#: compiles. On the H200's measured rates compiling repays itself from about 3 million tokens on
+#: a ~1B model (88,000 tokens/s plain, 146,000 compiled) and 14 million on SmolLM2-135M's shape
+#: (137,000 and 162,000): this is about 45 s of the plain engine's work on the former.
 COMPILE_FROM_TOKENS: int | None = 4_000_000
 
 _STATE: dict = {"compiled": None, "failed": False}
