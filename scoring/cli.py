@@ -74,6 +74,10 @@ def register(subparsers) -> argparse.ArgumentParser:
     parser.add_argument(
         "--token-budget", type=int, default=DEFAULT_TOKEN_BUDGET, help="padded tokens per batch (default %(default)s)"
     )
+    parser.add_argument(
+        "--head-memory-mib", type=int, default=None, metavar="MIB",
+        help="MiB of LM-head logits held at once (default 64 on a CPU, 512 on a GPU); more launches fewer kernels",
+    )
     parser.add_argument("--k-mink", type=float, default=DEFAULT_K, help="Min-K%% ratio (default %(default)s)")
     parser.add_argument("--k-minkpp", type=float, default=DEFAULT_K, help="Min-K%%++ ratio (default %(default)s)")
     parser.add_argument("--device", default="auto", help="cpu, cuda, cuda:N or auto (default: CUDA if available)")
@@ -158,6 +162,8 @@ def handle_score(args: argparse.Namespace) -> int:
         k_mink=args.k_mink, k_minkpp=args.k_minkpp, max_length=args.max_length, prepend_bos=args.prepend_bos,
         long_texts=args.long_texts, stride=args.stride,
     )
+    if args.head_memory_mib is not None and args.head_memory_mib < 1:
+        raise ValueError(f"--head-memory-mib: expected a whole number of MiB >= 1, got {args.head_memory_mib}")
     engine_options = None
     if args.engine == "ray":
         engine_options = {"address": args.address, "workers": args.workers}
@@ -184,7 +190,7 @@ def handle_score(args: argparse.Namespace) -> int:
                 texts, models, args.score, settings=settings, token_budget=args.token_budget, device=args.device,
                 dtype=args.dtype, cache_dir=None if args.no_cache else args.cache_dir, progress=progress,
                 reference=args.reference, allow_pickle=args.allow_pickle_weights, engine=args.engine,
-                engine_options=engine_options, shard_size=args.shard_size,
+                engine_options=engine_options, shard_size=args.shard_size, head_memory_mib=args.head_memory_mib,
             )
     finally:
         close()

@@ -13,7 +13,7 @@ from .batching import Encoded, collate, encode_texts, plan_batches, plan_pieces
 from .fused import should_compile
 from .head import scored_positions, scored_statistics
 from .registry import ReduceContext, active_scores, needed_statistics, reduce_text
-from .settings import ScoreSettings, check_token_budget
+from .settings import ScoreSettings, check_head_memory, check_token_budget
 from .transfer import HostCopy, to_device, to_host
 
 
@@ -77,14 +77,18 @@ def iter_batch_scores(
     texts: Sequence[str] | None = None,
     reference_loss: np.ndarray | None = None,
     chunked: bool = True,
+    head_memory_mib: int | None = None,
 ) -> Iterator[BatchScores]:
     """Score the texts of ``encoded`` batch by batch (length-sorted pieces, token budget).
 
     A text scored in several windows is reduced when its last window is done.
     Only the per-token statistics the scores ``names`` need leave the device.
     Texts with fewer than two tokens are never batched (their rows stay NaN).
+    ``head_memory_mib`` bounds the LM head's logits held at once (default: the device's,
+    :func:`scoring.head.memory_budget_for`).
     """
     check_token_budget(token_budget)
+    memory_budget = None if check_head_memory(head_memory_mib) is None else head_memory_mib << 20
     names = tuple(active_scores(reference=reference_loss is not None) if names is None else names)
     rows = needed_statistics(names)
     contexts = _contexts(settings, texts, reference_loss, len(encoded.ids))
@@ -104,6 +108,7 @@ def iter_batch_scores(
             stats = scored_statistics(
                 model, to_device(input_ids, device), to_device(mask, device), to_device(score_from, device),
                 needed=rows, chunked=chunked, compiled=compiled, positions=to_device(positions, device),
+                memory_budget=memory_budget,
             )
             return to_host(stats)
 
@@ -152,19 +157,21 @@ def score_encoded(
     texts: Sequence[str] | None = None,
     reference_loss: np.ndarray | None = None,
     chunked: bool = True,
+    head_memory_mib: int | None = None,
 ) -> np.ndarray:
     """Every score ``names`` for every text of ``encoded``; NaN rows where nothing is scored.
 
     ``on_batch(batch)`` is called with each :class:`BatchScores` as it is
     done (progress, incremental caching). ``texts`` are the raw texts (for
     scores that read them, e.g. zlib); ``reference_loss`` the per-text mean
-    NLL under a reference model (enables the reference-based scores).
+    NLL under a reference model (enables the reference-based scores);
+    ``head_memory_mib`` as in :func:`iter_batch_scores`.
     """
     names = tuple(active_scores(reference=reference_loss is not None) if names is None else names)
     out = np.full((len(encoded.ids), len(names)), np.nan)
     for batch in iter_batch_scores(
         model, encoded, settings=settings, token_budget=token_budget, device=device, names=names, texts=texts,
-        reference_loss=reference_loss, chunked=chunked,
+        reference_loss=reference_loss, chunked=chunked, head_memory_mib=head_memory_mib,
     ):
         out[batch.indices] = batch.scores
         if on_batch is not None:
@@ -190,6 +197,7 @@ def score_texts(
     on_batch: Callable[[BatchScores], None] | None = None,
     reference_loss: np.ndarray | None = None,
     chunked: bool = True,
+    head_memory_mib: int | None = None,
 ) -> TextScores:
     """Tokenise and score ``texts`` with a :class:`scoring.loading.LoadedModel`.
 
@@ -203,7 +211,7 @@ def score_texts(
     names = active_scores(reference=reference_loss is not None)
     scores = score_encoded(
         loaded.model, encoded, settings=settings, token_budget=token_budget, device=loaded.device, on_batch=on_batch,
-        names=names, texts=texts, reference_loss=reference_loss, chunked=chunked,
+        names=names, texts=texts, reference_loss=reference_loss, chunked=chunked, head_memory_mib=head_memory_mib,
     )
     return TextScores(
         names=names, scores=scores, n_scored=encoded.n_scored, truncated=encoded.truncated,

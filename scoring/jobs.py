@@ -29,6 +29,7 @@ class ModelJob:
     reference_loss: pd.Series | None = None  # by text digest
     allow_pickle: bool = False
     shard_size: int = SHARD_SIZE
+    head_memory_mib: int | None = None  # the LM head's memory budget; None: the device's default
 
     def resolved(self) -> tuple[str, str]:
         """(device, dtype name) this job runs with."""

@@ -55,14 +55,14 @@ class ShardScorer:
         return {"pid": os.getpid(), "shards": self.shards, "offline": offline}
 
     def score(self, *, index: int, texts: list, digests: list, reference_loss, settings, token_budget: int,
-              names: tuple, cache_directory: str, cache_meta: dict) -> int:
+              names: tuple, cache_directory: str, cache_meta: dict, head_memory_mib: int | None = None) -> int:
         """Score one shard and write it as a cache part tagged with its number; return the number of texts."""
         # Plain columns and pyarrow: pandas stays out of the actor's process.
         from .cache_parts import write_part
         from .work import score_columns
 
         rows = score_columns(self.loaded, texts, digests, settings=settings, token_budget=token_budget, names=names,
-                             reference_loss=reference_loss)
+                             reference_loss=reference_loss, head_memory_mib=head_memory_mib)
         write_part(Path(cache_directory), cache_meta, rows, tag=f"-shard{int(index):06d}")
         self.shards += 1
         return len(texts)

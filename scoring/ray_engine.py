@@ -190,6 +190,7 @@ class RayEngine:
         # Asked for first: new actors load the model while the shards are ordered, and the first calls queue.
         pool = self._pool(ray, job, cache, device, dtype)
         common = {"settings": job.settings, "token_budget": job.token_budget, "names": job.names,
+                  "head_memory_mib": job.head_memory_mib,
                   "cache_directory": str(cache.directory), "cache_meta": cache.meta}
 
         def submit(actor, index):

@@ -31,6 +31,7 @@ from .settings import (
     DEFAULT_TOKEN_BUDGET,
     SHARD_SIZE,
     ScoreSettings,
+    check_head_memory,
     check_score_name,
     check_token_budget,
 )
@@ -96,7 +97,7 @@ def score_model_local(job: ModelJob, texts_by_digest: dict[str, str], tick: Call
             parts.append(score_columns(
                 loaded, [texts_by_digest[d] for d in shard], shard, settings=job.settings,
                 token_budget=job.token_budget, names=job.names, reference_loss=job.reference_for(shard),
-                on_rows=on_rows,
+                on_rows=on_rows, head_memory_mib=job.head_memory_mib,
             ))
             buffer.flush()
     finally:
@@ -150,6 +151,7 @@ def run_scoring(
     engine: str = "local",
     engine_options: dict | None = None,
     shard_size: int = SHARD_SIZE,
+    head_memory_mib: int | None = None,
 ) -> ScoringOutput:
     """Score every text under every model; return the wide and long tables.
 
@@ -181,6 +183,11 @@ def run_scoring(
         Texts per unit of work (a Ray input shard; a cache part locally):
         both engines score the distinct texts sorted by digest in shards of
         this size, so they run the same batches.
+    head_memory_mib : int, optional
+        MiB of LM-head logits held at once (default 64 on a CPU, 512 on an accelerator,
+        :mod:`scoring.head`): the head and the statistics run over chunks of this size, so
+        peak memory stays flat in the sequence length; larger chunks launch fewer kernels on
+        a GPU. Scores agree across budgets to float32 rounding.
 
     Raises
     ------
@@ -194,6 +201,7 @@ def run_scoring(
         raise ValueError(f"score {score!r} needs a reference model (reference= / --reference)")
     settings = ScoreSettings() if settings is None else settings
     token_budget = check_token_budget(token_budget)
+    head_memory_mib = check_head_memory(head_memory_mib)
     sources = check_models(dict(models))
     table = validate_texts(texts)
     clash = [f"score_{n}" for n in sources if f"score_{n}" in table.columns]
@@ -220,7 +228,7 @@ def run_scoring(
 
     shard_size = check_token_budget(shard_size) if shard_size else shard_size  # an int >= 1
     common = dict(shard_size=shard_size, settings=settings, token_budget=token_budget, device=device, dtype=dtype, allow_pickle=allow_pickle,
-                  cache_dir=None if cache_dir is None else Path(cache_dir))
+                  cache_dir=None if cache_dir is None else Path(cache_dir), head_memory_mib=head_memory_mib)
     ref_loss = None
     if ref_source is not None:
         job = ModelJob("reference", ref_source, active_scores(reference=False), **common)

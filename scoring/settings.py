@@ -117,3 +117,9 @@ class ScoreSettings:
 def check_token_budget(token_budget) -> int:
     """Return the token budget as an int, or raise ``ValueError``."""
     return _check_int(token_budget, "token_budget", 1)
+
+
+def check_head_memory(head_memory_mib) -> int | None:
+    """Return the LM head's memory budget in MiB as an int (``None``: the device's default,
+    :func:`scoring.head.memory_budget_for`), or raise ``ValueError``."""
+    return None if head_memory_mib is None else _check_int(head_memory_mib, "head_memory_mib", 1)

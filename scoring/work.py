@@ -37,6 +37,7 @@ def score_columns(
     names: Sequence[str],
     reference_loss: np.ndarray | None = None,
     on_rows: Callable[[dict[str, np.ndarray]], None] | None = None,
+    head_memory_mib: int | None = None,
 ) -> dict[str, np.ndarray]:
     """Score ``texts`` (keyed by ``digests``) into one cache row per text, as columns.
 
@@ -62,6 +63,6 @@ def score_columns(
     score_encoded(
         loaded.model, encoded, settings=settings, token_budget=token_budget, device=loaded.device,
         on_batch=lambda b: emit(_columns(names, digests, encoded, b.indices, b.scores)),
-        names=names, texts=texts, reference_loss=reference_loss,
+        names=names, texts=texts, reference_loss=reference_loss, head_memory_mib=head_memory_mib,
     )
     return concatenated(parts, names)

@@ -166,3 +166,40 @@ def test_help_lists_every_registered_score(command, capsys):
     for name in SCORE_NAMES:
         assert f"{name} =" in out
     assert "Min-K%++" in out
+
+
+def test_the_head_memory_budget_reaches_every_batch_and_a_bad_one_is_refused(models, texts_csv, tmp_path, capsys,
+                                                                             monkeypatch):
+    import scoring.engine
+
+    seen = []
+    original = scoring.engine.scored_statistics
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["memory_budget"])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(scoring.engine, "scored_statistics", spy)
+    base = ["score", "--texts", str(texts_csv), "--model", f"alpha={models['alpha']}", "--max-length", "16",
+            "--device", "cpu", "--no-cache"]
+    assert run_cli([*base, "--out", str(tmp_path / "default.csv")]) == 0
+    assert seen and set(seen) == {None}  # the device's own budget
+    seen.clear()
+    assert run_cli([*base, "--out", str(tmp_path / "one.csv"), "--head-memory-mib", "1"]) == 0
+    assert seen and set(seen) == {1 << 20}
+    np.testing.assert_allclose(pd.read_csv(tmp_path / "one.csv")["score_alpha"],
+                               pd.read_csv(tmp_path / "default.csv")["score_alpha"], rtol=1e-6)
+    capsys.readouterr()
+    from scoring.cli import main
+
+    assert main([*base, "--out", str(tmp_path / "bad.csv"), "--head-memory-mib", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--head-memory-mib" in err and len(err.strip().splitlines()) == 1 and not (tmp_path / "bad.csv").exists()
+
+
+@pytest.mark.parametrize("bad", [0, -4, 2.5, "64", True])
+def test_run_scoring_names_a_bad_head_memory_budget(models, texts_csv, bad):
+    from scoring.runner import run_scoring
+
+    with pytest.raises(ValueError, match="head_memory_mib must be an integer >= 1"):
+        run_scoring(pd.read_csv(texts_csv), {"alpha": models["alpha"]}, cache_dir=None, head_memory_mib=bad)

@@ -143,7 +143,8 @@ def test_cli_engine_ray_writes_the_local_engines_tables(setup, ray_session, tmp_
     out, long = tmp_path / "wide.parquet", tmp_path / "long.parquet"
     argv = ["score", "--texts", str(path), "--model", f"g={models['g']}", "--model", f"l={models['l']}",
             "--out", str(out), "--all-scores", str(long), "--cache-dir", str(tmp_path / "cache"),
-            "--engine", "ray", "--workers", "2", "--shard-size", str(SHARD), "--token-budget", "64"]
+            "--engine", "ray", "--workers", "2", "--shard-size", str(SHARD), "--token-budget", "64",
+            "--head-memory-mib", "1"]  # reaches the actors: a keyword they did not take would fail the job
     assert score_main(argv) == 0
     np.testing.assert_allclose(pd.read_parquet(long)["value"], local.long["value"], rtol=1e-6, atol=1e-9)
     assert score_main(["score", "--texts", str(path), "--model", f"g={models['g']}", "--out", str(out),
