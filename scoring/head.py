@@ -39,8 +39,9 @@ ACCELERATOR_MEMORY_BUDGET = 512 << 20
 # also the log-softmax, the softmax and one scratch array of the same size.
 _LIVE_ARRAYS = {"cpu": 1}
 _LIVE_ARRAYS_ELSEWHERE = 4
-# Compiled, the statistics are one fused pass that holds no vocabulary-sized temporary: the
-# chunk's logits are all that is live, and larger chunks keep more of the device's cores busy.
+# Compiled, the statistics run as a few fused kernels that hold no vocabulary-sized temporary:
+# the chunk's logits are all that is live, and larger chunks keep more of the device's cores busy
+# (each kernel takes a row per thread block).
 _LIVE_ARRAYS_COMPILED = 1
 
 
