@@ -66,6 +66,33 @@ def runs_ahead(device) -> bool:
     return torch.device(device).type == "cuda"
 
 
+class _TextReducer:
+    """Collects the pieces' statistics batch by batch and reduces each text once its last piece is in."""
+
+    def __init__(self, pieces, rows: tuple[str, ...], names: tuple[str, ...], contexts: list[ReduceContext]):
+        self.pieces, self.rows, self.names, self.contexts = pieces, rows, names, contexts
+        self.remaining = np.bincount(pieces.owner[pieces.lengths >= 2], minlength=len(contexts))
+        self.collected: dict[int, list[tuple[int, np.ndarray]]] = {}
+
+    def finish(self, batch: np.ndarray, stats: np.ndarray) -> BatchScores | None:
+        """Take one batch's statistics (pieces in ``batch`` order); the texts it completes, reduced."""
+        ends = np.cumsum(self.pieces.n_scored[batch])
+        done = []
+        for piece, chunk in zip(batch, np.split(stats, ends[:-1], axis=1)):
+            owner = int(self.pieces.owner[piece])
+            self.collected.setdefault(owner, []).append((int(piece), chunk))
+            self.remaining[owner] -= 1
+            if self.remaining[owner] == 0:
+                done.append(owner)
+        if not done:
+            return None
+        scores = []
+        for owner in done:
+            parts = [c for _, c in sorted(self.collected.pop(owner), key=lambda x: x[0])]
+            scores.append(reduce_text(np.concatenate(parts, axis=1), self.rows, self.names, self.contexts[owner]))
+        return BatchScores(indices=np.asarray(done, dtype=np.int64), scores=np.stack(scores))
+
+
 def iter_batch_scores(
     model,
     encoded: Encoded,
@@ -94,9 +121,8 @@ def iter_batch_scores(
     contexts = _contexts(settings, texts, reference_loss, len(encoded.ids))
     window = encoded.max_length if settings.long_texts == "window" else None
     pieces = plan_pieces(encoded, window=window, stride=settings.window_stride(encoded.max_length))
-    remaining = np.bincount(pieces.owner[pieces.lengths >= 2], minlength=len(encoded.ids))
+    reducer = _TextReducer(pieces, rows, names, contexts)
     compiled = should_compile(torch.device(device).type, int(pieces.n_scored.sum()))
-    collected: dict[int, list[tuple[int, np.ndarray]]] = {}
 
     def launch(batch: np.ndarray) -> HostCopy:
         input_ids, mask = collate([pieces.ids[i] for i in batch], pad_id=0)
@@ -112,23 +138,6 @@ def iter_batch_scores(
             )
             return to_host(stats)
 
-    def finish(batch: np.ndarray, stats: np.ndarray) -> BatchScores | None:
-        ends = np.cumsum(pieces.n_scored[batch])
-        done = []
-        for piece, chunk in zip(batch, np.split(stats, ends[:-1], axis=1)):
-            owner = int(pieces.owner[piece])
-            collected.setdefault(owner, []).append((int(piece), chunk))
-            remaining[owner] -= 1
-            if remaining[owner] == 0:
-                done.append(owner)
-        if not done:
-            return None
-        scores = []
-        for owner in done:
-            parts = [c for _, c in sorted(collected.pop(owner), key=lambda x: x[0])]
-            scores.append(reduce_text(np.concatenate(parts, axis=1), rows, names, contexts[owner]))
-        return BatchScores(indices=np.asarray(done, dtype=np.int64), scores=np.stack(scores))
-
     # On a device that queues work, one batch in flight: the next batch is queued before this
     # one's statistics are waited for and reduced, so the device never waits for the host. A CPU
     # computes as it launches, where holding a batch back would only delay its progress and cache rows.
@@ -139,7 +148,7 @@ def iter_batch_scores(
         if not ahead and launched is not None:
             in_flight, launched = launched, None
         if in_flight is not None:
-            finished = finish(in_flight[0], in_flight[1].result())
+            finished = reducer.finish(in_flight[0], in_flight[1].result())
             if finished is not None:
                 yield finished
         in_flight = launched
