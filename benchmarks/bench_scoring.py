@@ -17,6 +17,8 @@ where the device's peak is known (``--peak-tflops``, or a known CUDA card):
 ``--memory``: peak memory and time for one text of 512 / 2048 / 8192 tokens
 with the chunked LM head against full logits, each point in a fresh process.
 ``--blocks``: the statistics alone on random logits, per CPU block size.
+``--profile``: after the timed rounds, one run of the last engine phase under torch's profiler,
+its costliest operators by device time (how the compiled statistics' chunk size was found).
 Usage: ``bench_scoring.py [--shape smollm2-135m] [--texts 16] [--naive-texts 4] [--repeats 2]``,
 ``bench_scoring.py --memory`` or ``bench_scoring.py --blocks``.
 """
