@@ -5,7 +5,7 @@ The statistics make about fifteen memory-bound passes over each scored row's voc
 kernels that hold no vocabulary-sized temporary, so their chunks can be larger
 (:func:`scoring.head.budget_elements`). On an H200 the engine with the statistics compiled kept
 0.88 of a bare forward's tokens/s on a ~1B model in bf16 (0.53 plain) and 0.88-0.91 on
-SmolLM2-135M's shape (0.69-0.77 plain), with scores within 2e-6 of the plain kernel's; on a CPU
+SmolLM2-135M's shape (0.68-0.77 plain), with scores within 2.1e-6 of the plain kernel's; on a CPU
 it gained nothing (benchmarks/RESULTS.md, "GPU throughput / MFU"). The first call compiles, for
 10-16 s there, so only a job of at least :data:`COMPILE_FROM_TOKENS` scored tokens on a CUDA
 device uses it, where the gain repays the compilation. Should compiling fail (no Triton, an
