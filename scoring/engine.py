@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -141,17 +142,20 @@ def iter_batch_scores(
     # On a device that queues work, one batch in flight: the next batch is queued before this
     # one's statistics are waited for and reduced, so the device never waits for the host. A CPU
     # computes as it launches, where holding a batch back would only delay its progress and cache rows.
-    ahead = runs_ahead(device)
-    in_flight = None
-    for batch in [*plan_batches(pieces.lengths, token_budget), None]:
-        launched = None if batch is None else (batch, launch(batch))
-        if not ahead and launched is not None:
-            in_flight, launched = launched, None
-        if in_flight is not None:
-            finished = reducer.finish(in_flight[0], in_flight[1].result())
+    depth = 1 if runs_ahead(device) else 0
+    queued: deque[tuple[np.ndarray, HostCopy]] = deque()
+
+    def reduced(limit: int) -> Iterator[BatchScores]:
+        while len(queued) > limit:
+            batch, copy = queued.popleft()
+            finished = reducer.finish(batch, copy.result())
             if finished is not None:
                 yield finished
-        in_flight = launched
+
+    for batch in plan_batches(pieces.lengths, token_budget):
+        queued.append((batch, launch(batch)))
+        yield from reduced(depth)
+    yield from reduced(0)
 
 
 def score_encoded(
