@@ -248,3 +248,17 @@ def test_arrow_lane_equals_the_whole_file_read(rows, block_bytes, estimate, lowe
     _both(path, monkeypatch, block_bytes=block_bytes, lanes=lanes, lower_is_member=lower_is_member)
     splits = {split.strip().lower() for _, split, *_ in rows}
     assert lanes == [splits == {"calibration", "test"}]  # every usable table here is Arrow's
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ids=st.lists(st.sampled_from(["a", "b", "ab", "ba", "t1", "t10", "\u00e9", "1"]), min_size=4, max_size=30),
+       block_bytes=st.sampled_from([32, 2**20]))
+def test_arrow_lane_takes_a_file_exactly_when_its_ids_are_distinct_in_any_block(ids, block_bytes, tmp_path, monkeypatch):
+    monkeypatch.setattr(arrow_lane, "BLOCK_BYTES", block_bytes)
+    lines = ["item_id,split,score_a"] + [f"{name},{'calibration' if j % 2 else 'test'},{j}" for j, name in enumerate(ids)]
+    path = tmp_path / "scores.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    read = arrow_lane.read_plain_wide_csv(path, ["item_id", "split", "score_a"], capacity=2, lower_is_member=False)
+    assert (read is not None) == (len(set(ids)) == len(ids))
+    if read is not None:
+        assert sorted([*read["calibration_ids"], *read["test_ids"]]) == sorted(ids)
