@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._mixed_columns import text_where_mixed
 from ._writers import (  # noqa: F401  (re-exported: io is the one place to import them from)
     FORMULA_PREFIXES,
     WRITE_SUFFIXES,
@@ -154,6 +155,8 @@ def _read_csv(handle, header: list[str], source: str, text_columns=("item_id",))
         with warnings.catch_warnings():
             # A row longer than the header would be cut silently; make it an error instead.
             warnings.simplefilter("error", pd.errors.ParserWarning)
+            # Its advice (low_memory=False) is taken below, for the columns it concerns.
+            warnings.simplefilter("ignore", pd.errors.DtypeWarning)
             frame = pd.read_csv(handle, **options)
     except pd.errors.EmptyDataError:
         raise ScoreTableError(f"{source}: the file is empty") from None
@@ -172,7 +175,7 @@ def _read_csv(handle, header: list[str], source: str, text_columns=("item_id",))
             frame[name] = kept[name].to_numpy()
     if list(frame.columns) != header:  # never let the parser rename a column behind our back
         raise ScoreTableError(f"{source}: the CSV header could not be read exactly as written")
-    return frame
+    return text_where_mixed(frame, handle, options)
 
 
 def _read_parquet(handle, source: str) -> pd.DataFrame:
