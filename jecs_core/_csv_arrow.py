@@ -15,7 +15,10 @@ alike, so the table equals the one :mod:`jecs_core._csv_chunks` (and the whole-f
   pandas also reads, goes to the pandas lane); every id has a non-blank character and ids are
   distinct.
 
-Anything else returns ``None`` before or during the parse, and the pandas lane reads the file.
+Anything else returns ``None`` before or during the parse, and the pandas lane reads the file;
+a cell or id the data contract refuses whichever lane reads it (a missing or non-finite score, an
+unknown split, a repeated id) raises :class:`Breach`, so that only the whole-file read, which words
+the problem, reads the file again.
 Both parsers round decimal text to the nearest double, so the scores are bit-identical (tested).
 """
 
@@ -34,6 +37,10 @@ from .contract import MEMBER_PREFIX, MIN_CALIBRATION, RESERVED_MODELS, SCORE_PRE
 # by about 160 MiB; a few blocks are in flight at a time.
 BLOCK_BYTES = 1 * 2**20
 _QUOTE_OR_NUL = np.array([ord('"'), 0], dtype=np.uint8)
+
+
+class Breach(Exception):
+    """The file breaks the data contract in a way every reader sees alike."""
 
 
 def lane_columns(header: list[str]) -> tuple[list[str], list[str]] | None:
@@ -125,21 +132,22 @@ def _labels(batch, members: list[str], is_test: np.ndarray) -> np.ndarray | None
 
 
 def _add(fill: _Fill, batch, scores: list[str], members: list[str]) -> bool:
-    """Check one block and copy it in; ``False`` when it breaks a rule of this lane."""
+    """Check one block and copy it in; ``False`` when it breaks a rule of this lane (:class:`Breach`
+    when it breaks the contract)."""
     rows = batch.num_rows
     if not all(_plain_text(batch.column(c)) for c in ("item_id", "split")):
         return False
     if any(batch.column(c).null_count for c in scores):
-        return False
+        raise Breach("a missing score")
     is_cal, known = _split(batch.column("split"))
     if not known:
-        return False
+        raise Breach("an unknown split")
     fill.reserve(rows)
     start, stop = fill.rows, fill.rows + rows
     block = fill.scores[start:stop]
     np.stack([batch.column(c).to_numpy() for c in scores], axis=1, out=block)
     if not np.isfinite(block).all():
-        return False
+        raise Breach("a score that is not finite")
     zeros = block == 0
     if zeros.any() and np.signbit(block[zeros]).any():  # "-0": pandas types an all-integer column int64 (+0.0)
         return False
@@ -201,7 +209,7 @@ def read_plain_wide_csv(path: Path, header: list[str], *, capacity: int, lower_i
     """The :class:`jecs_core.data.ScoreTable` fields but the two (empty) extra frames, or ``None``.
 
     ``capacity`` is the estimated row count. Errors of the parse (a short or long row, a cell that
-    is not a number, invalid UTF-8) return ``None`` too.
+    is not a number, invalid UTF-8) return ``None`` too; a breach of the contract raises :class:`Breach`.
     """
     columns = lane_columns(header)
     if columns is None or not _plain_header(path):
@@ -212,7 +220,7 @@ def read_plain_wide_csv(path: Path, header: list[str], *, capacity: int, lower_i
         return None
     ids, is_cal = fill.ids[: fill.rows], fill.is_cal[: fill.rows]
     if not all_distinct(fill.hashes[: fill.rows], ids):
-        return None
+        raise Breach("a repeated id")
     fill.hashes = None  # its memory goes back before the table is built
     m = int(is_cal.sum())
     if m < MIN_CALIBRATION or m == fill.rows:

@@ -216,13 +216,20 @@ def test_arrow_lane_reads_only_what_both_parsers_read_alike(name, block_bytes, t
     assert lanes == [by_arrow]
 
 
-def test_arrow_lane_refuses_repeated_ids_and_unknown_splits(tmp_path):
-    for text in ("item_id,split,score_a\nc1,calibration,1\nc1,calibration,2\nt1,test,3\n",
-                 "item_id,split,score_a\nc1,calibration,1\nc2,calibration,2\nt1,tset,3\n",
-                 "item_id,split,score_a\nc1,calibration,1\nc2,calibration,2\nt1,test,inf\n"):
-        path = tmp_path / "scores.csv"
-        path.write_text(text, encoding="utf-8")
-        assert arrow_lane.read_plain_wide_csv(path, text.split("\n")[0].split(","), capacity=1, lower_is_member=False) is None
+@pytest.mark.parametrize("text", ["item_id,split,score_a\nc1,calibration,1\nc1,calibration,2\nt1,test,3\n",
+                                  "item_id,split,score_a\nc1,calibration,1\nc2,calibration,2\nt1,tset,3\n",
+                                  "item_id,split,score_a\nc1,calibration,1\nc2,calibration,2\nt1,test,inf\n",
+                                  "item_id,split,score_a\nc1,calibration,1\nc2,calibration,\nt1,test,3\n"])
+def test_arrow_lane_sends_a_contract_breach_straight_to_the_whole_file_read(text, tmp_path, monkeypatch):
+    path = tmp_path / "scores.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(arrow_lane.Breach):
+        arrow_lane.read_plain_wide_csv(path, text.split("\n")[0].split(","), capacity=1, lower_is_member=False)
+    # The pandas lane is not tried; the whole-file read words the problem.
+    monkeypatch.setattr(chunks, "CHUNKED_FROM_BYTES", 0)
+    monkeypatch.setattr(chunks, "_chunks", lambda *a: pytest.fail("the pandas lane read a file the Arrow lane refused"))
+    with pytest.raises(ScoreTableError):
+        load_scores(path)
 
 
 plain_ids = st.text(st.characters(blacklist_characters='",\r\n\0', blacklist_categories=("Cs",)), max_size=8)
@@ -258,7 +265,9 @@ def test_arrow_lane_takes_a_file_exactly_when_its_ids_are_distinct_in_any_block(
     lines = ["item_id,split,score_a"] + [f"{name},{'calibration' if j % 2 else 'test'},{j}" for j, name in enumerate(ids)]
     path = tmp_path / "scores.csv"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if len(set(ids)) < len(ids):
+        with pytest.raises(arrow_lane.Breach):
+            arrow_lane.read_plain_wide_csv(path, ["item_id", "split", "score_a"], capacity=2, lower_is_member=False)
+        return
     read = arrow_lane.read_plain_wide_csv(path, ["item_id", "split", "score_a"], capacity=2, lower_is_member=False)
-    assert (read is not None) == (len(set(ids)) == len(ids))
-    if read is not None:
-        assert sorted([*read["calibration_ids"], *read["test_ids"]]) == sorted(ids)
+    assert sorted([*read["calibration_ids"], *read["test_ids"]]) == sorted(ids)
