@@ -7,7 +7,12 @@ as ``load_scores`` takes it (Arrow's lane for a plain table), the same with Arro
 is each process's maximum resident set size, set against the input's in-memory size as pyarrow
 holds it (the figure ``bench_select_cli.py`` uses).
 
-Run:  python benchmarks/bench_load.py [--n 1000000] [--m 100000] [--k 16] [--rounds 5]
+With ``--late-repeat`` the file's last row repeats its first test row (a repeated id the contract
+refuses): the jobs time the way to the error instead, as ``load_scores`` takes it (Arrow's lane, then
+the whole-file read that words the problem), with the pandas lane tried in between (Arrow's refusal
+treated as "not for this lane"), and the whole-file read alone.
+
+Run:  python benchmarks/bench_load.py [--n 1000000] [--m 100000] [--k 16] [--rounds 5] [--late-repeat]
 """
 
 from __future__ import annotations
@@ -21,25 +26,57 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 LOAD = """
 import jecs_core._csv_chunks as chunks
-from jecs_core import load_scores
+from jecs_core import ScoreTableError, load_scores
 if {whole}:
     chunks.CHUNKED_FROM_BYTES = 2**62
 if {pandas_lane}:
     chunks.read_plain_wide_csv = lambda *args, **kwargs: None
-table = load_scores({src!r})
-assert table.n == {n}
+if {through_pandas}:
+    import jecs_core._csv_arrow as arrow
+    def plain_or_none(*args, real=chunks.read_plain_wide_csv, **kwargs):
+        try:
+            return real(*args, **kwargs)
+        except arrow.Breach:
+            return None
+    chunks.read_plain_wide_csv = plain_or_none
+try:
+    table = load_scores({src!r})
+except ScoreTableError:
+    assert {refused}
+else:
+    assert not {refused} and table.n == {n}
 """
+
+
+def _repeat_a_test_row(src: str) -> None:
+    """Append a copy of the file's first test row: its id then appears twice."""
+    with open(src, encoding="utf-8") as handle:
+        row = next(line for line in handle if line.split(",")[1] == "test")
+    with open(src, "a", encoding="utf-8") as handle:
+        handle.write(row)
 
 
 def main(argv=None) -> int:
     from bench_select_cli import compare_on_file, file_parser
 
-    args = file_parser(__doc__.splitlines()[0], rounds=5).parse_args(argv)
-    compare_on_file(args, lambda src: {
-        "chunked read": (ROOT, LOAD.format(whole=False, pandas_lane=False, src=src, n=args.n)),
-        "chunked, pandas lane only": (ROOT, LOAD.format(whole=False, pandas_lane=True, src=src, n=args.n)),
-        "whole-file read (baseline)": (ROOT, LOAD.format(whole=True, pandas_lane=False, src=src, n=args.n)),
-    }, base="whole-file read (baseline)", base_word="x whole", note="; each job is a fresh process")
+    parser = file_parser(__doc__.splitlines()[0], rounds=5)
+    parser.add_argument("--late-repeat", action="store_true", help="time the way to the error on a late repeated id")
+    args = parser.parse_args(argv)
+
+    def job(src: str, *, whole=False, pandas_lane=False, through_pandas=False) -> tuple:
+        return ROOT, LOAD.format(whole=whole, pandas_lane=pandas_lane, through_pandas=through_pandas, src=src,
+                                 n=args.n, refused=args.late_repeat)
+
+    def jobs(src: str) -> dict:
+        if not args.late_repeat:
+            return {"chunked read": job(src), "chunked, pandas lane only": job(src, pandas_lane=True),
+                    "whole-file read (baseline)": job(src, whole=True)}
+        _repeat_a_test_row(src)
+        return {"Arrow lane, then whole": job(src), "Arrow, pandas, then whole": job(src, through_pandas=True),
+                "whole-file read (baseline)": job(src, whole=True)}
+
+    compare_on_file(args, jobs, base="whole-file read (baseline)", base_word="x whole",
+                    note="; each job is a fresh process" + ("; the last row repeats an id" if args.late_repeat else ""))
     return 0
 
 
