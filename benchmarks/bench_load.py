@@ -8,11 +8,11 @@ is each process's maximum resident set size, set against the input's in-memory s
 holds it (the figure ``bench_select_cli.py`` uses).
 
 With ``--late-repeat`` the file's last row repeats its first test row (a repeated id the contract
-refuses): the jobs time the way to the error instead, as ``load_scores`` takes it (Arrow's lane, then
+refuses), with ``--late-text`` its last row's first score is ``abc``: the jobs time the way to the error instead, as ``load_scores`` takes it (Arrow's lane, then
 the whole-file read that words the problem), with the pandas lane tried in between (Arrow's refusal
 treated as "not for this lane"), and the whole-file read alone.
 
-Run:  python benchmarks/bench_load.py [--n 1000000] [--m 100000] [--k 16] [--rounds 5] [--late-repeat]
+Run:  python benchmarks/bench_load.py [--n 1000000] [--m 100000] [--k 16] [--rounds 5] [--late-repeat | --late-text]
 """
 
 from __future__ import annotations
@@ -56,27 +56,38 @@ def _repeat_a_test_row(src: str) -> None:
         handle.write(row)
 
 
+def _text_in_the_last_score(src: str) -> None:
+    """Append a copy of the file's first test row under a new id, its first score the text ``abc``."""
+    with open(src, encoding="utf-8") as handle:
+        row = next(line for line in handle if line.split(",")[1] == "test").split(",")
+    with open(src, "a", encoding="utf-8") as handle:
+        handle.write(",".join(["late-text", row[1], "abc", *row[3:]]))
+
+
 def main(argv=None) -> int:
     from bench_select_cli import compare_on_file, file_parser
 
     parser = file_parser(__doc__.splitlines()[0], rounds=5)
-    parser.add_argument("--late-repeat", action="store_true", help="time the way to the error on a late repeated id")
+    late = parser.add_mutually_exclusive_group()
+    late.add_argument("--late-repeat", action="store_true", help="time the way to the error on a late repeated id")
+    late.add_argument("--late-text", action="store_true", help="time the way to the error on a late text score")
     args = parser.parse_args(argv)
 
     def job(src: str, *, whole=False, pandas_lane=False, through_pandas=False) -> tuple:
         return ROOT, LOAD.format(whole=whole, pandas_lane=pandas_lane, through_pandas=through_pandas, src=src,
-                                 n=args.n, refused=args.late_repeat)
+                                 n=args.n, refused=args.late_repeat or args.late_text)
 
     def jobs(src: str) -> dict:
-        if not args.late_repeat:
+        if not (args.late_repeat or args.late_text):
             return {"chunked read": job(src), "chunked, pandas lane only": job(src, pandas_lane=True),
                     "whole-file read (baseline)": job(src, whole=True)}
-        _repeat_a_test_row(src)
+        (_repeat_a_test_row if args.late_repeat else _text_in_the_last_score)(src)
         return {"Arrow lane, then whole": job(src), "Arrow, pandas, then whole": job(src, through_pandas=True),
                 "whole-file read (baseline)": job(src, whole=True)}
 
     compare_on_file(args, jobs, base="whole-file read (baseline)", base_word="x whole",
-                    note="; each job is a fresh process" + ("; the last row repeats an id" if args.late_repeat else ""))
+                    note="; each job is a fresh process" + ("; the last row repeats an id" if args.late_repeat else
+                                                            "; the last row's first score is text" if args.late_text else ""))
     return 0
 
 

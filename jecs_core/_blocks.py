@@ -29,6 +29,15 @@ def read_ahead(blocks: Iterator) -> Iterator:
     """
     with ThreadPoolExecutor(max_workers=1) as producer:
         pending = producer.submit(next, blocks, None)
-        while (block := pending.result()) is not None:
+        while True:
+            try:
+                block = pending.result()
+            except BaseException:
+                # The future holds the error, whose traceback holds this frame: let go of the future,
+                # or the two (and every frame the error passes through) wait for a garbage collection.
+                pending = None
+                raise
+            if block is None:
+                return
             pending = producer.submit(next, blocks, None)
             yield block

@@ -16,14 +16,15 @@ alike, so the table equals the one :mod:`jecs_core._csv_chunks` (and the whole-f
   distinct.
 
 Anything else returns ``None`` before or during the parse, and the pandas lane reads the file;
-a cell or id the data contract refuses whichever lane reads it (a missing or non-finite score, an
-unknown split, a repeated id) raises :class:`Breach`, so that only the whole-file read, which words
+a cell or id the data contract refuses whichever lane reads it (a missing, non-finite or text score,
+an unknown split, a repeated id) raises :class:`Breach`, so that only the whole-file read, which words
 the problem, reads the file again.
 Both parsers round decimal text to the nearest double, so the scores are bit-identical (tested).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +38,11 @@ from .contract import MEMBER_PREFIX, MIN_CALIBRATION, RESERVED_MODELS, SCORE_PRE
 # by about 160 MiB; a few blocks are in flight at a time.
 BLOCK_BYTES = 1 * 2**20
 _QUOTE_OR_NUL = np.array([ord('"'), 0], dtype=np.uint8)
+# How Arrow names a cell it could not read as a float64, and what pandas might still read as a finite
+# number there (padded or signed; a quoted cell is left to pandas' quoting rules): any other score
+# cell is text, which the contract refuses.
+_NOT_A_DOUBLE = re.compile(r"conversion error to double: invalid value '(.*)'", re.S)
+_NUMBER_LIKE = re.compile(r"\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*")
 
 
 class Breach(Exception):
@@ -197,12 +203,18 @@ def _filled(fill: _Fill, path: Path, header: list[str], scores: list[str], membe
                 return all(not batch.num_rows or _add(fill, batch, scores, members) for batch in batches)
             finally:
                 batches.close()  # waits for the block in flight before the reader closes
-    except (ValueError, OSError):  # pyarrow.ArrowInvalid is a ValueError
-        return False
+    except (ValueError, OSError) as exc:  # pyarrow.ArrowInvalid is a ValueError
+        cell = _NOT_A_DOUBLE.search(str(exc))
+        text_score = bool(cell) and '"' not in cell.group(1) and not _NUMBER_LIKE.fullmatch(cell.group(1))
     finally:
         # The parse's freed blocks (about 40 MiB at 10^6 rows) would otherwise stay with the
         # allocator and raise the command's peak by as much.
         pa.default_memory_pool().release_unused()
+    # Raised here, not in the handler: there, the Arrow error and this frame would hold each other (and
+    # ``fill``'s arrays) until a garbage collection, through the whole-file read that comes next.
+    if text_score:
+        raise Breach("text in a score column")
+    return False
 
 
 def read_plain_wide_csv(path: Path, header: list[str], *, capacity: int, lower_is_member: bool) -> dict | None:
