@@ -220,8 +220,9 @@ def _filled(fill: _Fill, path: Path, header: list[str], scores: list[str], membe
 def read_plain_wide_csv(path: Path, header: list[str], *, capacity: int, lower_is_member: bool) -> dict | None:
     """The :class:`jecs_core.data.ScoreTable` fields but the two (empty) extra frames, or ``None``.
 
-    ``capacity`` is the estimated row count. Errors of the parse (a short or long row, a cell that
-    is not a number, invalid UTF-8) return ``None`` too; a breach of the contract raises :class:`Breach`.
+    ``capacity`` is the estimated row count. Errors of the parse (a short or long row, a number or
+    label Arrow reads otherwise than pandas, invalid UTF-8) return ``None`` too; a breach of the
+    contract (text in a score column among them) raises :class:`Breach`.
     """
     columns = lane_columns(header)
     if columns is None or not _plain_header(path):
