@@ -48,20 +48,16 @@ else:
 """
 
 
-def _repeat_a_test_row(src: str) -> None:
-    """Append a copy of the file's first test row: its id then appears twice."""
+def _append_a_late_row(src: str, *, text_score: bool) -> None:
+    """Append a copy of the file's first test row: as it is (its id then appears twice), or under a new
+    id with its first score the text ``abc``."""
     with open(src, encoding="utf-8") as handle:
         row = next(line for line in handle if line.split(",")[1] == "test")
+    if text_score:
+        cells = row.split(",")
+        row = ",".join(["late-text", cells[1], "abc", *cells[3:]])
     with open(src, "a", encoding="utf-8") as handle:
         handle.write(row)
-
-
-def _text_in_the_last_score(src: str) -> None:
-    """Append a copy of the file's first test row under a new id, its first score the text ``abc``."""
-    with open(src, encoding="utf-8") as handle:
-        row = next(line for line in handle if line.split(",")[1] == "test").split(",")
-    with open(src, "a", encoding="utf-8") as handle:
-        handle.write(",".join(["late-text", row[1], "abc", *row[3:]]))
 
 
 def main(argv=None) -> int:
@@ -81,7 +77,7 @@ def main(argv=None) -> int:
         if not (args.late_repeat or args.late_text):
             return {"chunked read": job(src), "chunked, pandas lane only": job(src, pandas_lane=True),
                     "whole-file read (baseline)": job(src, whole=True)}
-        (_repeat_a_test_row if args.late_repeat else _text_in_the_last_score)(src)
+        _append_a_late_row(src, text_score=args.late_text)
         return {"Arrow lane, then whole": job(src), "Arrow, pandas, then whole": job(src, through_pandas=True),
                 "whole-file read (baseline)": job(src, whole=True)}
 

@@ -37,16 +37,31 @@ def _whole_file_refuses(path, monkeypatch) -> bool:
     return False
 
 
+def _straight_to_the_whole_file_read(path, header, monkeypatch, match=None) -> None:
+    """The lane raises Breach; ``load_scores`` then never tries the pandas lane, and the whole-file read words it."""
+    with pytest.raises(arrow_lane.Breach):
+        arrow_lane.read_plain_wide_csv(path, header, capacity=1, lower_is_member=False)
+    monkeypatch.setattr(chunks, "CHUNKED_FROM_BYTES", 0)
+    monkeypatch.setattr(chunks, "_chunks", lambda *a: pytest.fail("the pandas lane read a file the Arrow lane refused"))
+    with pytest.raises(ScoreTableError, match=match):
+        load_scores(path)
+
+
+@pytest.mark.parametrize("text", ["item_id,split,score_a\nc1,calibration,1\nc1,calibration,2\nt1,test,3\n",
+                                  "item_id,split,score_a\nc1,calibration,1\nc2,calibration,2\nt1,tset,3\n",
+                                  "item_id,split,score_a\nc1,calibration,1\nc2,calibration,2\nt1,test,inf\n",
+                                  "item_id,split,score_a\nc1,calibration,1\nc2,calibration,\nt1,test,3\n"])
+def test_a_repeated_id_an_unknown_split_and_a_missing_or_infinite_score_are_breaches(text, tmp_path, monkeypatch):
+    path = tmp_path / "scores.csv"
+    path.write_text(text, encoding="utf-8")
+    _straight_to_the_whole_file_read(path, text.split("\n")[0].split(","), monkeypatch)
+
+
 @pytest.mark.parametrize("cell", ["abc", "N/A", "1.5x", "--1", "1e", "#VALUE!", "\u0661"])
 def test_text_in_a_score_column_goes_straight_to_the_whole_file_read(cell, tmp_path, monkeypatch):
     path = tmp_path / "scores.csv"
     _write(path, cell)
-    with pytest.raises(arrow_lane.Breach):
-        _arrow(path)
-    monkeypatch.setattr(chunks, "CHUNKED_FROM_BYTES", 0)
-    monkeypatch.setattr(chunks, "_chunks", lambda *a: pytest.fail("the pandas lane read a file the Arrow lane refused"))
-    with pytest.raises(ScoreTableError, match="column 'score_a'"):
-        load_scores(path)
+    _straight_to_the_whole_file_read(path, HEADER, monkeypatch, match="column 'score_a'")
 
 
 @pytest.mark.parametrize("cell", ['"1.5"', "1.5\t", "\t+2", "+.5", "7.", "1E5"])

@@ -216,22 +216,6 @@ def test_arrow_lane_reads_only_what_both_parsers_read_alike(name, block_bytes, t
     assert lanes == [by_arrow]
 
 
-@pytest.mark.parametrize("text", ["item_id,split,score_a\nc1,calibration,1\nc1,calibration,2\nt1,test,3\n",
-                                  "item_id,split,score_a\nc1,calibration,1\nc2,calibration,2\nt1,tset,3\n",
-                                  "item_id,split,score_a\nc1,calibration,1\nc2,calibration,2\nt1,test,inf\n",
-                                  "item_id,split,score_a\nc1,calibration,1\nc2,calibration,\nt1,test,3\n"])
-def test_arrow_lane_sends_a_contract_breach_straight_to_the_whole_file_read(text, tmp_path, monkeypatch):
-    path = tmp_path / "scores.csv"
-    path.write_text(text, encoding="utf-8")
-    with pytest.raises(arrow_lane.Breach):
-        arrow_lane.read_plain_wide_csv(path, text.split("\n")[0].split(","), capacity=1, lower_is_member=False)
-    # The pandas lane is not tried; the whole-file read words the problem.
-    monkeypatch.setattr(chunks, "CHUNKED_FROM_BYTES", 0)
-    monkeypatch.setattr(chunks, "_chunks", lambda *a: pytest.fail("the pandas lane read a file the Arrow lane refused"))
-    with pytest.raises(ScoreTableError):
-        load_scores(path)
-
-
 plain_ids = st.text(st.characters(blacklist_characters='",\r\n\0', blacklist_categories=("Cs",)), max_size=8)
 plain_cells = st.one_of(st.integers(-10**25, 10**25).map(str),
                         st.floats(allow_nan=False, allow_infinity=False).map(lambda v: repr(v + 0.0)),
