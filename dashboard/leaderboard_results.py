@@ -9,9 +9,6 @@ logs, one JSONL per model, named in upload order.  Uploaded bytes are parsed in 
 from __future__ import annotations
 
 import hashlib
-import secrets
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import streamlit as st
@@ -19,6 +16,8 @@ import streamlit as st
 from jecs_core.formats import JSONL_SUFFIXES, suffix
 from jecs_core.leaderboard import ResultsTable, load_results_bytes
 from jecs_core.leaderboard.lmeval import parse_samples_lines, samples_table
+
+from .token_store import TokenStore
 
 RESULTS = "jecs.lb_results"  # this session's uploaded results: (token, ResultsFile)
 RESULTS_SIGNATURE = "jecs.lb_results_signature"
@@ -65,26 +64,9 @@ class ResultsFile:
 
 
 HELD_CAPACITY = 8
-_HELD: OrderedDict[str, ResultsFile] = OrderedDict()
-_HELD_LOCK = threading.Lock()
-
-
-def hold(item: ResultsFile) -> str:
-    """Keep ``item`` (the last ``HELD_CAPACITY`` are kept) and return its token."""
-    token = secrets.token_urlsafe(16)
-    with _HELD_LOCK:
-        _HELD[token] = item
-        while len(_HELD) > HELD_CAPACITY:
-            _HELD.popitem(last=False)
-    return token
-
-
-def held(token: str) -> ResultsFile | None:
-    with _HELD_LOCK:
-        item = _HELD.get(token)
-        if item is not None:
-            _HELD.move_to_end(token)
-        return item
+_HELD: TokenStore[ResultsFile] = TokenStore(HELD_CAPACITY)
+hold = _HELD.hold
+held = _HELD.get
 
 
 def _received(uploaded) -> ResultsFile | None:

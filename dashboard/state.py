@@ -17,9 +17,6 @@ Data page exactly as an uploaded file would be (tests use it; so can an embeddin
 
 from __future__ import annotations
 
-import secrets
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import streamlit as st
@@ -27,6 +24,7 @@ import streamlit as st
 from jecs_core import ScoreTable
 
 from . import compute, rule_controls, samples, upload
+from .token_store import TokenStore
 
 ACTIVE_TABLE = "jecs.table"
 ACTIVE_KEY = "jecs.data_key"
@@ -92,29 +90,11 @@ class Held:
     origin: str
 
 
-# Process-wide, so F5 (a new session) finds the data again through ``?data=<token>``. A token is
-# 128 random bits: a session reaches a held table only through a link that names it.
+# Process-wide, so F5 (a new session) finds the data again through ``?data=<token>``.
 HELD_CAPACITY = 4
-_HELD: OrderedDict[str, Held] = OrderedDict()
-_HELD_LOCK = threading.Lock()
-
-
-def hold(item: Held) -> str:
-    """Keep ``item`` (the last ``HELD_CAPACITY`` are kept) and return its token."""
-    token = secrets.token_urlsafe(16)
-    with _HELD_LOCK:
-        _HELD[token] = item
-        while len(_HELD) > HELD_CAPACITY:
-            _HELD.popitem(last=False)
-    return token
-
-
-def held(token: str) -> Held | None:
-    with _HELD_LOCK:
-        item = _HELD.get(token)
-        if item is not None:
-            _HELD.move_to_end(token)
-        return item
+_HELD: TokenStore[Held] = TokenStore(HELD_CAPACITY)
+hold = _HELD.hold
+held = _HELD.get
 
 
 @dataclass(frozen=True)
