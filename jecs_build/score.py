@@ -11,6 +11,7 @@ output, ``<run>/scores/<model>.parquet``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import time
@@ -24,8 +25,8 @@ from .common import device, say
 
 
 def _score_one(config, run_dir: Path, name: str, base, tokenizer, texts, settings, scores, progress: bool):
+    from jecs_core.cli.progress import tqdm_bar
     from scoring import run_scoring
-    from scoring.progress import tqdm_progress
 
     from .finetune import load_merged
 
@@ -37,12 +38,10 @@ def _score_one(config, run_dir: Path, name: str, base, tokenizer, texts, setting
     tokenizer.save_pretrained(merged_dir)
     del model
     say(f"scoring {name}")
-    bar, close = tqdm_progress(desc=name, enabled=progress, mininterval=5)
-    try:
+    # A build writes to a log as often as to a terminal: its bar is drawn either way, at most every 5 s.
+    with tqdm_bar(desc=name, unit="text", mininterval=5, leave=True) if progress else contextlib.nullcontext() as bar:
         result = run_scoring(texts, {name: merged_dir}, score="minkpp", settings=settings, device=device(),
                              cache_dir=run_dir / "score-cache", progress=bar)
-    finally:
-        close()
     long = result.long[result.long["score_name"].isin(scores)][list(ALL_SCORES_COLUMNS)]
     tmp = out_dir / f".{name}.parquet.tmp"
     long.to_parquet(tmp, index=False)

@@ -17,6 +17,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from jecs_core.cli.progress import add_progress_option, progress_bar
 from jecs_core.formats import WRITE_SUFFIXES
 
 from .settings import (
@@ -108,6 +109,7 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR, help="score cache (default %(default)s)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the score cache")
+    add_progress_option(parser)
     ray = parser.add_argument_group("distributed scoring (--engine ray, needs the distributed extra)")
     ray.add_argument("--engine", choices=("local", "ray"), default="local", help="where forward passes run (default local)")
     ray.add_argument("--address", help="Ray cluster to join; without it a small local Ray is started")
@@ -173,7 +175,6 @@ def handle_score(args: argparse.Namespace) -> int:
     from transformers.utils import logging as hf_logging
 
     from .cache import CacheWarning
-    from .progress import tqdm_progress
     from .runner import run_scoring
     from .texts import read_texts
 
@@ -181,19 +182,15 @@ def handle_score(args: argparse.Namespace) -> int:
     hf_logging.disable_progress_bar()
 
     texts = read_texts(args.texts)
-    progress, close = tqdm_progress()
-    try:
-        # Cache problems are reported, not fatal: the part is set aside and its rows scored again.
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", CacheWarning)
-            output = run_scoring(
-                texts, models, args.score, settings=settings, token_budget=args.token_budget, device=args.device,
-                dtype=args.dtype, cache_dir=None if args.no_cache else args.cache_dir, progress=progress,
-                reference=args.reference, allow_pickle=args.allow_pickle_weights, engine=args.engine,
-                engine_options=engine_options, shard_size=args.shard_size, head_memory_mib=args.head_memory_mib,
-            )
-    finally:
-        close()
+    # Cache problems are reported, not fatal: the part is set aside and its rows scored again.
+    with progress_bar(args, desc="jecs score", unit="text") as progress, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CacheWarning)
+        output = run_scoring(
+            texts, models, args.score, settings=settings, token_budget=args.token_budget, device=args.device,
+            dtype=args.dtype, cache_dir=None if args.no_cache else args.cache_dir, progress=progress,
+            reference=args.reference, allow_pickle=args.allow_pickle_weights, engine=args.engine,
+            engine_options=engine_options, shard_size=args.shard_size, head_memory_mib=args.head_memory_mib,
+        )
     for warning in caught:
         if issubclass(warning.category, CacheWarning):
             print(f"warning: {warning.message}", file=sys.stderr)

@@ -1,5 +1,5 @@
-"""A progress bar on stderr for the commands that run for seconds to minutes (``evaluate``, ``sweep``,
-``select`` on a large table).
+"""A progress bar on stderr for the commands that run for seconds to hours (``evaluate``, ``sweep``,
+``select`` on a large table, ``score``).
 
 The bar is drawn only when stderr is a terminal, so logs, pipes and CI output stay free of it, and
 ``--no-progress`` turns it off there too. It goes to stderr and is cleared when the work is done:
@@ -37,24 +37,38 @@ def progress_bar(args: argparse.Namespace, *, desc: str, unit: str, rate: bool =
     time left, which say nothing for a few steps of unequal length. The bar appears at the first
     report, so a command that fails before its work starts prints only its error.
     """
-    stream = sys.stderr
-    if getattr(args, "no_progress", False) or not _is_terminal(stream):
+    if getattr(args, "no_progress", False) or not _is_terminal(sys.stderr):
         yield None
         return
+    with tqdm_bar(desc=desc, unit=unit, rate=rate) as progress:
+        yield progress
+
+
+@contextlib.contextmanager
+def tqdm_bar(*, desc: str, unit: str, rate: bool = True, mininterval: float = 0.2, leave: bool = False,
+             stream=None) -> Iterator[Progress]:
+    """Yield a ``progress(done, total, what=None)`` callback drawn as one tqdm bar on ``stream`` (stderr), always.
+
+    What :func:`progress_bar` draws on a terminal; a long pipeline writing to a log file asks for it
+    itself (with a long ``mininterval`` and ``leave=True``). A new ``what`` is shown at once; repeated
+    reports of the same part are drawn at most every ``mininterval`` seconds.
+    """
+    stream = sys.stderr if stream is None else stream
     from tqdm import tqdm  # imported on use: a piped command and every --help stay without it
 
     layout = None if rate else "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}]"
-    bars = []
+    bars, shown = [], [desc]
 
     def progress(done: int, total: int, what: str | None = None) -> None:
-        # ``what`` may hold a file name: control characters are shown escaped, never sent to the terminal.
+        # ``what`` may hold a file or model name: control characters are shown escaped, never sent to the terminal.
         label = desc if what is None else f"{desc}: {what if what.isprintable() else ascii(what)}"
         if not bars:
-            bars.append(tqdm(total=total, desc=label, unit=unit, file=stream, leave=False, dynamic_ncols=True,
-                             mininterval=0.2, bar_format=layout))
+            bars.append(tqdm(total=total, desc=label, unit=unit, file=stream, leave=leave, dynamic_ncols=True,
+                             mininterval=mininterval, bar_format=layout))
         bar = bars[0]
         bar.total = total
-        if what is not None:  # the new step's name and its count in one redraw
+        if label != shown[0]:  # the new part's name and its count in one redraw
+            shown[0] = label
             bar.set_description(label, refresh=False)
             bar.n = done
             bar.refresh()
