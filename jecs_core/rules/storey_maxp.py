@@ -123,10 +123,8 @@ class StoreyMaxPResult(SelectionResult):
         return self.alpha * self.r_star / (self.fit.pi0_hat * self.fit.p_max.shape[0]) if self.r_star else 0.0
 
     p_max = property(lambda self: self.fit.p_max)
+    # The step-up runs on max-p itself: no transformed scale, so no column beside the export's p_max.
     p_tilde = property(lambda self: self.fit.p_max)
-
-    def item_columns(self) -> dict[str, np.ndarray]:
-        return {"p_tilde": self.p_tilde}
     lam = property(lambda self: self.fit.lam)
     anchor = property(lambda self: self.fit.lam)
     pi0_hat = property(lambda self: self.fit.pi0_hat)
