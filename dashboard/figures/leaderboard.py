@@ -35,14 +35,14 @@ class LeaderboardData:
     ci_high: np.ndarray
     bound_low: np.ndarray | None  # None when the leaderboard has no bound range
     bound_high: np.ndarray | None
-    rank_all: np.ndarray
+    rank_all: np.ndarray  # float: NaN for a model without a mean (no rank)
     rank_clean: np.ndarray
     n_all: np.ndarray
     n_clean: np.ndarray
 
     @property
     def moves(self) -> np.ndarray:
-        """Places gained on the clean subset (positive: the model ranks higher once contamination is removed)."""
+        """Places gained on the clean subset (positive: the model ranks higher once contamination is removed); NaN unranked."""
         return self.rank_all - self.rank_clean
 
 
@@ -58,13 +58,20 @@ def _leaderboard_data(frame: pd.DataFrame) -> LeaderboardData:
         models=tuple(str(m) for m in rows["model"]),
         full=col("accuracy_all"), clean=col("accuracy_clean"), ci_low=col("ci_low"), ci_high=col("ci_high"),
         bound_low=col("bound_low") if bounded else None, bound_high=col("bound_high") if bounded else None,
-        rank_all=rows["rank_all"].to_numpy(dtype=int), rank_clean=rows["rank_clean"].to_numpy(dtype=int),
+        rank_all=rows["rank_all"].to_numpy(dtype=float, na_value=np.nan),
+        rank_clean=rows["rank_clean"].to_numpy(dtype=float, na_value=np.nan),
         n_all=rows["n_all"].to_numpy(dtype=int), n_clean=rows["n_clean"].to_numpy(dtype=int),
     )
 
 
-def _move_text(move: int) -> str:
-    return f"▲{move}" if move > 0 else f"▼{-move}" if move < 0 else "="
+def _move_text(move: float) -> str:
+    if np.isnan(move):
+        return ""
+    return f"▲{move:.0f}" if move > 0 else f"▼{-move:.0f}" if move < 0 else "="
+
+
+def _rank_text(rank: float) -> str:
+    return "–" if np.isnan(rank) else f"#{rank:.0f}"
 
 
 def _segments(y, low, high) -> tuple[list, list]:
@@ -80,7 +87,8 @@ def plot_leaderboard(frame: pd.DataFrame, metric: str = "accuracy") -> go.Figure
     data = _leaderboard_data(frame)
     # Plotly reads a little HTML in labels: a model name is shown as typed, never as markup.
     y = [html.escape(m) for m in data.models]
-    custom = np.column_stack([data.n_all, data.n_clean, data.rank_all, data.rank_clean])
+    custom = [[int(a), int(c), _rank_text(ra), _rank_text(rc)]
+              for a, c, ra, rc in zip(data.n_all, data.n_clean, data.rank_all, data.rank_clean)]
     traces = []
     if data.bound_low is not None:
         bx, by = _segments(y, data.bound_low, data.bound_high)
@@ -107,10 +115,10 @@ def plot_leaderboard(frame: pd.DataFrame, metric: str = "accuracy") -> go.Figure
                "standoff": 6, "startstandoff": 6, "text": ""}
               for label, f, c in zip(y, data.full, data.clean) if abs(f - c) > 1e-12]
     ranks = [{"x": 1.01, "y": label, "xref": "paper", "yref": "y", "xanchor": "left", "showarrow": False,
-              "text": f"#{ra} → #{rc} {_move_text(int(ra - rc))}",
+              "text": f"{_rank_text(ra)} → {_rank_text(rc)} {_move_text(ra - rc)}",
               "font": {"color": UP_COLOR if ra > rc else DOWN_COLOR if ra < rc else REFERENCE_COLOR}}
              for label, ra, rc in zip(y, data.rank_all, data.rank_clean)]
-    n_changed = int((data.moves != 0).sum())
+    n_changed = int(((data.moves != 0) & ~np.isnan(data.moves)).sum())  # an unranked model does not count
     title = (f"Full benchmark against the clean subset: {n_changed} of {len(y)} models change rank" if n_changed
              else f"Full benchmark against the clean subset: the ranking of the {len(y)} models is unchanged")
     return figure(traces, layout(

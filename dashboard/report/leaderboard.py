@@ -22,8 +22,10 @@ def _e(value) -> str:
 
 
 def _cell(value) -> str:
+    if value is pd.NA:  # a model without a mean has no rank
+        return "–"
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return "–" if value != value else f"{value:.4g}"
     return str(value)
 
 

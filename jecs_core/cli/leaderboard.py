@@ -91,7 +91,17 @@ def _number(value: float, digits: int = 3) -> str:
     return "-" if value is None or not np.isfinite(value) else f"{value:.{digits}f}"
 
 
-def _move(rank_all: int, rank_clean: int) -> str:
+def _rank(rank) -> str:
+    from pandas import isna  # loaded with the leaderboard; not with `jecs --help`
+
+    return "-" if isna(rank) else str(int(rank))
+
+
+def _move(rank_all, rank_clean) -> str:
+    from pandas import isna
+
+    if isna(rank_all) or isna(rank_clean):  # a model without a mean on one side has no rank there
+        return "-"
     change = int(rank_all) - int(rank_clean)
     return f"+{change}" if change > 0 else str(change) if change < 0 else "="
 
@@ -112,12 +122,16 @@ def format_leaderboard(board, *, scores: str, results: str) -> str:
         interval = f"[{_number(row.ci_low)}, {_number(row.ci_high)}]"
         truly = f"[{_number(row.bound_low)}, {_number(row.bound_high)}]"
         inflation = f"{_number(row.inflation, 4)} [{_number(row.inflation_low, 4)}, {_number(row.inflation_high, 4)}]"
-        lines.append(f"{row.rank_clean:>4}  {str(row.model):<20}{_number(row.accuracy_clean):>8}  {interval:<17}{truly:<17}"
-                     f"{row.n_clean:>8}{_number(row.accuracy_all):>8}{row.n_all:>8}{row.rank_all:>9}"
+        lines.append(f"{_rank(row.rank_clean):>4}  {str(row.model):<20}{_number(row.accuracy_clean):>8}  {interval:<17}{truly:<17}"
+                     f"{row.n_clean:>8}{_number(row.accuracy_all):>8}{row.n_all:>8}{_rank(row.rank_all):>9}"
                      f"{_move(row.rank_all, row.rank_clean):>6}  {inflation}")
+    if not board.n_clean:
+        lines.append(f"no test item is selected at alpha = {board.alpha:g}, so there is no clean subset to rank on: "
+                     "raise --alpha or pick another --method")
+        return "\n".join(lines)
     significant = board.pairwise[board.pairwise["significant"]]
-    head = f"significant differences on the clean subset ({board.pairwise['test'].iloc[0] if len(board.pairwise) else 'none'}, " \
-           f"Holm, family-wise error {board.level:g}):"
+    test = f"{board.pairwise['test'].iloc[0]}, " if len(board.pairwise) else ""
+    head = f"significant differences on the clean subset ({test}Holm, family-wise error {board.level:g}):"
     lines.append(head + ("" if len(significant) else " none"))
     for row in significant.itertuples(index=False):
         lines.append(f"  {row.model_a} > {row.model_b}: {_number(row.mean_a)} vs {_number(row.mean_b)} on "

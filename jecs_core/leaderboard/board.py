@@ -117,9 +117,16 @@ def align_results(table: ScoreTable, results: ResultsTable) -> tuple[np.ndarray,
     return matrix, notes
 
 
-def _ranks(means: np.ndarray) -> np.ndarray:
-    """Rank 1 = highest mean; ties share the best rank; a model without a mean ranks last."""
-    return pd.Series(means).rank(method="min", ascending=False, na_option="bottom").to_numpy(dtype=int)
+def _ranks(means: np.ndarray) -> pd.api.extensions.ExtensionArray:
+    """Rank 1 = highest mean; ties share the best rank; a model without a mean has no rank (missing).
+
+    Missing rather than last: with no clean item selected every model would otherwise share rank 1.
+    """
+    return pd.Series(means).rank(method="min", ascending=False, na_option="keep").astype("Int64").array
+
+
+def _unranked_last(ranks: pd.Series) -> np.ndarray:
+    return ranks.fillna(len(ranks) + 1).to_numpy(dtype=int)
 
 
 def _model_rows(values, selected, *, binary, confidence, max_contaminated, rng) -> dict[str, np.ndarray]:
@@ -228,7 +235,7 @@ def leaderboard(table: ScoreTable, results: ResultsTable, *, alpha: float = 0.1,
     frame = pd.DataFrame({"model": list(table.models), **columns})
     frame["rank_all"] = _ranks(frame["accuracy_all"].to_numpy())
     frame["rank_clean"] = _ranks(frame["accuracy_clean"].to_numpy())
-    order = list(np.lexsort((frame["rank_all"].to_numpy(), frame["rank_clean"].to_numpy())))
+    order = list(np.lexsort((_unranked_last(frame["rank_all"]), _unranked_last(frame["rank_clean"]))))
     pairs = pairwise_table(values[selected], table.models, order, binary=binary, level=level, rng=rng)
     return Leaderboard(frame=frame[list(LEADERBOARD_COLUMNS)], pairwise=pairs, selected=selected,
                        clean_ids=np.asarray(table.test_ids)[selected], alpha=alpha, method=name, metric=results.metric,

@@ -39,6 +39,18 @@ def test_data_orders_by_clean_rank_and_counts_moves():
     np.testing.assert_allclose(data.bound_low, [0.29, 0.23, 0.18])
 
 
+def test_an_unranked_model_shows_no_rank_and_no_move_and_is_not_counted_as_moved():
+    frame = _frame()
+    frame["rank_clean"] = pd.array([pd.NA, 1, 2], dtype="Int64")
+    frame.loc[0, ["accuracy_clean", "ci_low", "ci_high"]] = np.nan
+    data = _leaderboard_data(frame)
+    assert data.models[-1] == "exposed" and np.isnan(data.moves[-1])
+    fig = plot_leaderboard(frame)
+    texts = [a.text for a in fig.layout.annotations if a.xref == "paper"]
+    assert "#1 → – " in texts and "#3 → #1 ▲2" in texts
+    assert fig.layout.title.text.startswith("Full benchmark against the clean subset: 1 of 3 models change rank")
+
+
 def test_data_without_bound_columns_has_no_band():
     data = _leaderboard_data(_frame(bounds=False))
     assert data.bound_low is None and data.bound_high is None

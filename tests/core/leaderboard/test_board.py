@@ -133,6 +133,38 @@ def test_an_empty_clean_subset_gives_a_frame_without_clean_numbers(audit):
     assert board.n_clean == 0 and board.frame["accuracy_clean"].isna().all()
     assert board.frame[["ci_low", "ci_high", "bound_low", "bound_high"]].isna().all().all()
     assert list(board.frame.columns) == list(LEADERBOARD_COLUMNS)
+    # No clean mean, no clean rank: not a shared first place.
+    assert board.frame["rank_clean"].isna().all()
+    assert board.frame["rank_all"].tolist() == _ranks(board.frame["accuracy_all"].tolist())
+
+
+def test_an_empty_clean_subset_is_said_and_no_rank_or_move_is_printed(audit, capsys, tmp_path):
+    out = tmp_path / "board.csv"
+    assert main(["leaderboard", str(audit.scores), "--results", str(audit.results), "--method", "jmcs",
+                 "--alpha", "1e-6", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    rows = [line.split() for line in printed if line.split() and line.split()[0] == "-"]
+    # ... rank_all, move, then the inflation's three tokens "- [-, -]"
+    assert len(rows) == 3 and all(row[-5].isdigit() and row[-4] == "-" for row in rows)
+    assert any(line.startswith("no test item is selected at alpha = 1e-06") for line in printed)
+    written = pd.read_csv(out)
+    assert written["rank_clean"].isna().all() and written["rank_all"].notna().all()
+
+
+def test_a_model_without_results_on_the_clean_items_is_unranked_there_and_the_rest_keep_their_order(audit):
+    table, results = load_scores(audit.scores), load_results(audit.results)
+    board = leaderboard(table, results)
+    clean = set(np.asarray(board.clean_ids).tolist())
+    first = results.models[0]
+    values = results.values.copy()
+    values[[i in clean for i in np.asarray(results.item_ids).tolist()], 0] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LeaderboardWarning)
+        partial = leaderboard(table, ResultsTable(models=results.models, item_ids=results.item_ids, values=values))
+    frame = partial.frame.set_index("model")
+    assert pd.isna(frame.loc[first, "rank_clean"])
+    others = frame.drop(index=first)
+    assert others["rank_clean"].tolist() == _ranks(others["accuracy_clean"].tolist())
 
 
 def test_the_range_holds_the_truly_clean_accuracy_with_the_promised_confidence(audit_factory, tmp_path):
