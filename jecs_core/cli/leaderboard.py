@@ -170,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
                         shift_method=args.shift_method, seed=args.seed)
     print(format_leaderboard(board, scores=args.scores, results=" ".join(args.results)))
     for line in board.warnings:  # one line each, on stderr so the table stays parseable
-        print(f"jecs leaderboard: {line}", file=sys.stderr)
+        print(f"jecs leaderboard: warning: {line}", file=sys.stderr)
     safe = not args.raw_cells
     if args.out:
         print(f"wrote {write_table(board.frame, args.out, spreadsheet_safe=safe, inputs=[args.scores])}")

@@ -90,11 +90,13 @@ def align_results(table: ScoreTable, results: ResultsTable) -> tuple[np.ndarray,
     """
     unknown = [m for m in results.models if m not in table.models]
     if unknown:
-        raise ValueError(f"results: model(s) {unknown} are not in the score table (its models are {list(table.models)})")
+        same_letters = sorted(m.casefold() for m in results.models) == sorted(m.casefold() for m in table.models)
+        raise ValueError(f"results: model(s) {unknown} are not in the score table (its models are {list(table.models)})"
+                         + ("; the names differ only in letter case" if same_letters else ""))
     absent = [m for m in table.models if m not in results.models]
     if absent:
         raise ValueError(f"results: no results for model(s) {absent} of the score table ({results.source})")
-    notes = list(results.notes)
+    notes = [*results.notes, *_stray_values_note(results)]
     rows = pd.Index(table.test_ids.astype(str)).get_indexer(results.item_ids.astype(str))
     outside = rows < 0
     if outside.any():
@@ -115,6 +117,19 @@ def align_results(table: ScoreTable, results: ResultsTable) -> tuple[np.ndarray,
             notes.append(f"model {name!r} has no result for {int(count)} of the {table.n} test items; "
                          "its means are over the items it has")
     return matrix, notes
+
+
+def _stray_values_note(results: ResultsTable) -> list[str]:
+    """A 0/1 metric with a few other values is most likely a slip: say so, rather than switch methods unnoticed."""
+    present = ~np.isnan(results.values)
+    stray = present & (results.values != 0) & (results.values != 1)
+    count = int(stray.sum())
+    if not count or count > 0.01 * present.sum():
+        return []
+    row, col = np.argwhere(stray)[0]
+    return [f"{results.metric!r} is 0/1 except {count} result(s) (first: {results.values[row, col]:g} for model "
+            f"{results.models[col]!r}, item {results.item_ids[row]!r}); it is treated as a graded metric (bootstrap "
+            "intervals, sign-flip tests): correct those cells if the metric is 0/1"]
 
 
 def _ranks(means: np.ndarray) -> pd.api.extensions.ExtensionArray:

@@ -51,7 +51,7 @@ def test_mismatch_warnings_go_to_stderr_one_line_each(results_csv, tmp_path, cap
     frame.to_csv(path, index=False)
     assert main(["leaderboard", SAMPLE, "--results", str(path)]) == 0
     err = capsys.readouterr().err.splitlines()
-    assert "jecs leaderboard: 1 item(s) with results are calibration items; they are not part of the benchmark and are not ranked" in err
+    assert "jecs leaderboard: warning: 1 item(s) with results are calibration items; they are not part of the benchmark and are not ranked" in err
     assert sum("has no result for 5 of the 840 test items" in line for line in err) == 4
 
 

@@ -113,6 +113,30 @@ def test_mismatches_are_counted_warnings_and_the_rest_is_unchanged(audit):
     assert board.frame.loc[0, "accuracy_all"] == pytest.approx(audit.correct[:, 0].mean())
 
 
+@pytest.mark.parametrize("stray, warned", [(2.0, True), (0.5, True), (None, False)])
+def test_a_0_1_metric_with_a_stray_value_is_warned_and_treated_as_graded(audit, stray, warned):
+    table, results = load_scores(audit.scores), load_results(audit.results)
+    values = results.values.copy()
+    if stray is not None:
+        values[7, 1] = stray
+    edited = ResultsTable(models=results.models, item_ids=results.item_ids, values=values, metric=results.metric)
+    board = leaderboard(table, edited, seed=1) if not warned else None
+    if warned:
+        with pytest.warns(LeaderboardWarning, match=rf"'correct' is 0/1 except 1 result\(s\) \(first: {stray:g} for "
+                                                     rf"model 'm1', item '{results.item_ids[7]}'\); it is treated as a graded"):
+            board = leaderboard(table, edited, seed=1)
+    assert board.binary is not warned
+    assert any("0/1 except" in line for line in board.warnings) is warned
+
+
+def test_a_graded_metric_with_many_values_off_0_1_is_not_warned(audit):
+    table, results = load_scores(audit.scores), load_results(audit.results)
+    graded = ResultsTable(models=results.models, item_ids=results.item_ids, values=results.values * 0.9 + 0.05)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LeaderboardWarning)
+        leaderboard(table, graded, seed=1)
+
+
 def test_model_mismatches_are_one_line_errors(audit):
     table, results = load_scores(audit.scores), load_results(audit.results)
     renamed = ResultsTable(models=("m0", "m1", "gpt"), item_ids=results.item_ids, values=results.values)
@@ -121,6 +145,11 @@ def test_model_mismatches_are_one_line_errors(audit):
     fewer = ResultsTable(models=("m0", "m1"), item_ids=results.item_ids, values=results.values[:, :2])
     with pytest.raises(ValueError, match=r"no results for model\(s\) \['m2'\]"):
         leaderboard(table, fewer)
+    upper = ResultsTable(models=("M0", "m1", "m2"), item_ids=results.item_ids, values=results.values)
+    with pytest.raises(ValueError, match=r"\['M0'\] are not in the score table .*; the names differ only in letter case$"):
+        leaderboard(table, upper)
+    with pytest.raises(ValueError, match=r"not in the score table \(its models are \['m0', 'm1', 'm2'\]\)$"):
+        leaderboard(table, renamed)  # no hint where the names differ otherwise
     with pytest.raises(ValueError, match="alpha"):
         leaderboard(table, results, alpha=1.5)
     with pytest.raises(ValueError, match="method must be one of"):
