@@ -1,6 +1,7 @@
-"""``jecs score``: the handler end to end, its input errors, and scoring -> selection."""
+"""``jecs score``: the handler end to end, its input errors, scoring -> selection, and its progress bar."""
 
 import argparse
+import io
 
 import numpy as np
 import pandas as pd
@@ -203,3 +204,55 @@ def test_run_scoring_names_a_bad_head_memory_budget(models, texts_csv, bad):
 
     with pytest.raises(ValueError, match="head_memory_mib must be an integer >= 1"):
         run_scoring(pd.read_csv(texts_csv), {"alpha": models["alpha"]}, cache_dir=None, head_memory_mib=bad)
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+class BarRecorder:
+    """Stands in for tqdm: keeps the totals, counts and names it was shown."""
+
+    made: list = []
+
+    def __init__(self, *, total, desc, file, **_):
+        self.total, self.n, self.descriptions, self.closed = total, 0, [desc], False
+        BarRecorder.made.append(self)
+
+    def set_description(self, text, refresh=True):
+        self.descriptions.append(text)
+
+    def refresh(self):
+        pass
+
+    def update(self, step):
+        assert step >= 0, "the count went backwards"
+        self.n += step
+
+    def close(self):
+        self.closed = True
+
+
+def _bars(models, texts_csv, tmp_path, monkeypatch, stderr, *extra):
+    import tqdm
+
+    BarRecorder.made = []
+    monkeypatch.setattr(tqdm, "tqdm", BarRecorder)
+    monkeypatch.setattr("sys.stderr", stderr)
+    assert run_cli(["score", "--texts", str(texts_csv), "--model", f"alpha={models['alpha']}", "--score", "ppl",
+                    "--out", str(tmp_path / "s.csv"), "--max-length", "16", "--device", "cpu", "--no-cache", *extra]) == 0
+    return BarRecorder.made
+
+
+def test_a_terminal_gets_one_bar_that_counts_every_text_and_names_the_model(models, texts_csv, tmp_path, monkeypatch):
+    bars = _bars(models, texts_csv, tmp_path, monkeypatch, Terminal())
+    assert len(bars) == 1 and bars[0].closed
+    assert (bars[0].total, bars[0].n) == (60, 60)
+    assert any(d.startswith("jecs score: alpha: ") for d in bars[0].descriptions)
+
+
+@pytest.mark.parametrize("stderr, extra", [(io.StringIO(), ()), (Terminal(), ("--no-progress",))])
+def test_a_pipe_or_no_progress_draws_no_bar(models, texts_csv, tmp_path, monkeypatch, stderr, extra):
+    assert _bars(models, texts_csv, tmp_path, monkeypatch, stderr, *extra) == []
+    assert stderr.getvalue() == ""
