@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from .._validation import check_alpha, check_positive_int
 from ..envelope import DEFAULT_LAMBDA_GRID
 from ..evaluate.defaults import DEFAULT_SWEEP_KNNS, DEFAULT_SWEEP_LAMBDAS, DEFAULT_SWEEP_RHOS, methods_taking
 from ..rules import METHODS
@@ -70,14 +71,15 @@ def _digits(args: argparse.Namespace) -> int:
 
 
 def _run_options(args: argparse.Namespace) -> dict:
-    """Options shared by ``evaluate`` and every sweep."""
+    """Options shared by ``evaluate`` and every sweep, range-checked here so an error names the flag."""
+    workers = _int(args.workers, "--workers")
     return {
-        "alphas": _floats(args.alphas, "--alphas"),
-        "reps": _int(args.reps, "--reps"),
+        "alphas": [check_alpha(alpha, "--alphas") for alpha in _floats(args.alphas, "--alphas")],
+        "reps": check_positive_int(_int(args.reps, "--reps"), "--reps"),
         "seed": _int(args.seed, "--seed"),
         "methods": _methods(args.methods),
         "draw_fraction": _floats(args.draw_fraction, "--draw-fraction")[0],
-        "workers": _int(args.workers, "--workers"),
+        "workers": None if workers is None else check_positive_int(workers, "--workers"),
     }
 
 

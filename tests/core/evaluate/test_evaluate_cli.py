@@ -130,9 +130,11 @@ def test_cli_rho_sweep_matches_the_library(capsys):
 @pytest.mark.parametrize(
     "argv, needle",
     [
-        (["evaluate", SAMPLE, "--alphas", "0.1,1.5"], "alphas"),
+        (["evaluate", SAMPLE, "--alphas", "0.1,1.5"], "--alphas must be in the open interval (0, 1), got 1.5"),
         (["evaluate", SAMPLE, "--alphas", "x"], "--alphas"),
-        (["evaluate", SAMPLE, "--reps", "0"], "reps"),
+        (["evaluate", SAMPLE, "--reps", "0"], "--reps must be an integer >= 1, got 0"),
+        (["evaluate", SAMPLE, "--workers", "0"], "--workers must be an integer >= 1, got 0"),
+        (["sweep", "lambda", SAMPLE, "--reps", "-1"], "--reps must be an integer >= 1"),
         (["evaluate", SAMPLE, "--reps", "many"], "--reps"),
         (["evaluate", SAMPLE, "--methods", "jecs,oracle"], "methods"),
         (["evaluate", str(REPO_ROOT / "no_such.csv")], "not found"),
