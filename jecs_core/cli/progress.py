@@ -45,15 +45,14 @@ def progress_bar(args: argparse.Namespace, *, desc: str, unit: str, rate: bool =
 
 
 @contextlib.contextmanager
-def tqdm_bar(*, desc: str, unit: str, rate: bool = True, mininterval: float = 0.2, leave: bool = False,
-             stream=None) -> Iterator[Progress]:
-    """Yield a ``progress(done, total, what=None)`` callback drawn as one tqdm bar on ``stream`` (stderr), always.
+def tqdm_bar(*, desc: str, unit: str, rate: bool = True, mininterval: float = 0.2, leave: bool = False) -> Iterator[Progress]:
+    """Yield a ``progress(done, total, what=None)`` callback drawn as one tqdm bar on stderr, always.
 
     What :func:`progress_bar` draws on a terminal; a long pipeline writing to a log file asks for it
     itself (with a long ``mininterval`` and ``leave=True``). A new ``what`` is shown at once; repeated
     reports of the same part are drawn at most every ``mininterval`` seconds.
     """
-    stream = sys.stderr if stream is None else stream
+    stream = sys.stderr
     from tqdm import tqdm  # imported on use: a piped command and every --help stay without it
 
     layout = None if rate else "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}]"

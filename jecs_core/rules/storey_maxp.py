@@ -123,7 +123,7 @@ class StoreyMaxPResult(SelectionResult):
         return self.alpha * self.r_star / (self.fit.pi0_hat * self.fit.p_max.shape[0]) if self.r_star else 0.0
 
     p_max = property(lambda self: self.fit.p_max)
-    # The step-up runs on max-p itself: no transformed scale, so no column beside the export's p_max.
+    # The step-up runs on max-p itself, so p~ is p_max: no item_columns(), the export's p_max says it all.
     p_tilde = property(lambda self: self.fit.p_max)
     lam = property(lambda self: self.fit.lam)
     anchor = property(lambda self: self.fit.lam)
