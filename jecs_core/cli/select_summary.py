@@ -42,14 +42,15 @@ def format_summary(table, comparison) -> str:
     if table.has_labels:
         header += f"{'GCP':>8}{'power':>8}"
     lines.append(header)
+    over = False
     for method in comparison.methods:
         row = f"{row_label(method):<34}{int(comparison.selected(method).sum()):>9}"
         found = comparison.metrics(method)
         if found is not None:
-            flag = " *" if found.gcp > comparison.alpha else ""
-            row += f"{found.gcp:>8.3f}{found.power:>8.3f}{flag}"
+            over |= found.gcp > comparison.alpha
+            row += f"{found.gcp:>8.3f}{found.power:>8.3f}{' *' if found.gcp > comparison.alpha else ''}"
         lines.append(row)
-    if any(found is not None and found.gcp > comparison.alpha for found in map(comparison.metrics, comparison.methods)):
+    if over:
         lines.append("(* GCP above alpha on this table)")
     return "\n".join(lines)
 

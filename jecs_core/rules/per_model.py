@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -30,11 +31,12 @@ class PerModelResult(SelectionResult):
     rule: str
     per_model: np.ndarray
 
-    @property
+    @cached_property
     def selected(self) -> np.ndarray:
-        if self.rule == "union":
-            return self.per_model.any(axis=1)
-        return self.per_model.all(axis=1)
+        # Read several times (the summary, the metrics, the export): one pass over the (n, K) matrix, kept read-only.
+        chosen = self.per_model.any(axis=1) if self.rule == "union" else self.per_model.all(axis=1)
+        chosen.setflags(write=False)
+        return chosen
 
     @property
     def n_selected(self) -> int:

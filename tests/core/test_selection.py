@@ -88,6 +88,18 @@ def test_union_contains_intersection_and_jmcs_is_contained_in_intersection(pair,
     assert not (base.selected & ~inter.selected).any()
 
 
+
+@given(score_pair(), st.floats(0.01, 0.99))
+def test_union_and_intersection_are_any_and_all_of_the_per_model_selections(pair, alpha):
+    test, cal = pair
+    p = conformal_pvalues(test, cal)
+    for rule, combine in ((union_selection, np.any), (intersection_selection, np.all)):
+        result = rule(p, alpha=alpha)
+        np.testing.assert_array_equal(result.selected, combine(result.model_selections(), axis=1))
+        # Read by the summary, the metrics and the export: one array, which no reader may change.
+        assert result.selected is result.selected and not result.selected.flags.writeable
+        assert result.n_selected == int(combine(result.model_selections(), axis=1).sum())
+
 def test_n_equals_one():
     p = np.array([[0.01, 0.02]])
     out = compare_pvalues(p, alpha=0.1)
