@@ -137,13 +137,7 @@ def fit_post_hoc(pvalues, *, delta: float = 0.1, calibration_size: int | None = 
     >>> fit.bound(np.array([True, True, True, True, True]))
     2
     """
-    delta = check_delta(delta)
-    # The rules' max-p and its sort when fitted together with them (jecs_core._shared_max_p).
-    p_max, sorted_p = sorted_max_p(pvalues)
-    m = None if calibration_size is None else check_positive_int(calibration_size, "calibration_size")
-    grid = None if m is None else grid_index(p_max, m)
-    if grid is not None and (grid.size == 0 or grid.min() < 1):
-        grid = None  # a p-value of 0 is not a conformal p-value; an empty table needs no urn
+    delta, p_max, sorted_p, m, grid = _checked(pvalues, delta, calibration_size)
     # Steps and grid indices are nondecreasing in p, so the sorted values give their sorted copies
     # without an argsort.
     simes_delta = delta if grid is None else delta / 2
@@ -155,6 +149,34 @@ def fit_post_hoc(pvalues, *, delta: float = 0.1, calibration_size: int | None = 
     levels, thresholds = urn_template(p_max.shape[0], m, delta / 2)
     top = np.minimum(top, urn_top_sets(grid_index(sorted_p, m), levels, thresholds))
     return PostHocFit(delta, URN_METHOD, p_max, h, steps, top, m, sorted_p, (grid, levels, thresholds))
+
+
+def _checked(pvalues, delta, calibration_size) -> tuple:
+    """``delta``, max-p, its sort, ``m`` and the grid index of each max-p (``None`` without the urn), checked."""
+    delta = check_delta(delta)
+    # The rules' max-p and its sort when fitted together with them (jecs_core._shared_max_p).
+    p_max, sorted_p = sorted_max_p(pvalues)
+    m = None if calibration_size is None else check_positive_int(calibration_size, "calibration_size")
+    grid = None if m is None else grid_index(p_max, m)
+    if grid is not None and (grid.size == 0 or grid.min() < 1):
+        grid = None  # a p-value of 0 is not a conformal p-value; an empty table needs no urn
+    return delta, p_max, sorted_p, m, grid
+
+
+def one_set_bound(pvalues, selected, *, delta: float = 0.1, calibration_size: int | None = None) -> tuple[int, str, float]:
+    """``(bound, method, delta)`` for the one set ``selected``: ``fit_post_hoc(...).bound(selected)``, its
+    ``method`` and checked ``delta``, without the table of every top set's bound that a fit builds for later sets."""
+    delta, p_max, sorted_p, m, grid = _checked(pvalues, delta, calibration_size)
+    mask = check_mask(selected, p_max.shape[0])
+    if not mask.any():
+        return 0, METHOD if grid is None else URN_METHOD, delta
+    simes_delta = delta if grid is None else delta / 2
+    h = hommel_h(sorted_p, simes_delta)
+    bound = max_null(u_index(p_max, h=h, delta=simes_delta), mask)
+    if grid is None:
+        return bound, METHOD, delta
+    levels, thresholds = urn_template(p_max.shape[0], m, delta / 2)
+    return min(bound, urn_max_null(grid, mask, levels, thresholds)), URN_METHOD, delta
 
 
 def post_hoc_bound(pvalues, selected, *, delta: float = 0.1, calibration_size: int | None = None) -> int:
@@ -186,7 +208,4 @@ def post_hoc_bound(pvalues, selected, *, delta: float = 0.1, calibration_size: i
     >>> post_hoc_bound(p, p < 0.01, delta=0.1)
     0
     """
-    delta = check_delta(delta)
-    p_max = max_p_vector(pvalues)
-    mask = check_mask(selected, p_max.shape[0])
-    return fit_post_hoc(p_max, delta=delta, calibration_size=calibration_size)._bound(mask)
+    return one_set_bound(pvalues, selected, delta=delta, calibration_size=calibration_size)[0]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fit import check_delta, check_mask, fit_post_hoc
+from .fit import check_delta, one_set_bound
 
 
 def post_hoc_line(max_contaminated: int, n_selected: int, *, delta: float = 0.1) -> str:
@@ -69,9 +69,7 @@ def post_hoc_record(pvalues, selected, *, delta: float = 0.1, calibration_size: 
             raise ValueError(f"post_hoc must be the post-hoc record of this selection ({size} items) at delta = "
                              f"{delta:g}, got {post_hoc!r:.200}")
         return dict(post_hoc)
-    fit = fit_post_hoc(pvalues, delta=delta, calibration_size=calibration_size)
-    mask = check_mask(selected, fit.n)
-    size = int(np.count_nonzero(mask))
-    bound = fit._bound(mask)
-    return {"delta": fit.delta, "max_contaminated": bound, "max_fdp": bound / size if size else 0.0,
-            "method": fit.method, "n_selected": size}
+    bound, method, delta = one_set_bound(pvalues, selected, delta=delta, calibration_size=calibration_size)
+    size = int(np.count_nonzero(selected))
+    return {"delta": delta, "max_contaminated": bound, "max_fdp": bound / size if size else 0.0,
+            "method": method, "n_selected": size}

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from jecs_core.posthoc import fit_post_hoc, post_hoc_bound, post_hoc_path
+from jecs_core.posthoc import fit_post_hoc, post_hoc_bound, post_hoc_path, post_hoc_record
 from jecs_core.posthoc.closed_simes import max_null
 
 # p-values on a conformal grid (ties and the 1/(m+1) floor) or continuous
@@ -73,3 +73,20 @@ def test_path_agrees_with_one_bound_per_alpha(seed, n, k, method):
         expected_fdp = path.max_contaminated[i] / mask.sum() if mask.any() else 0.0
         assert path.max_fdp[i] == expected_fdp
     assert path.delta == 0.1 and path.method == "closed-simes-hommel"
+
+
+@settings(max_examples=150, deadline=None)
+@given(m=st.integers(1, 30), data=st.data(), delta=st.floats(0.01, 0.99), top=st.booleans())
+def test_one_set_bound_and_record_equal_the_fit_with_and_without_the_urn(m, data, delta, top):
+    # Conformal p-values j / (m + 1), so the urn takes part when m is given; top sets take the fit's table.
+    n = data.draw(st.integers(1, 60))
+    p = np.array(data.draw(st.lists(st.integers(1, m + 1), min_size=n, max_size=n))) / (m + 1)
+    mask = _masks(n, data)
+    if top:
+        mask = np.zeros(n, dtype=bool)
+        mask[np.argsort(p, kind="stable")[: data.draw(st.integers(0, n))]] = True
+    for calibration_size in (None, m):
+        fit = fit_post_hoc(p, delta=delta, calibration_size=calibration_size)
+        assert post_hoc_bound(p, mask, delta=delta, calibration_size=calibration_size) == fit.bound(mask)
+        record = post_hoc_record(p, mask, delta=delta, calibration_size=calibration_size)
+        assert (record["max_contaminated"], record["method"], record["n_selected"]) == (fit.bound(mask), fit.method, mask.sum())
