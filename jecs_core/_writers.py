@@ -114,8 +114,10 @@ def csv_bytes(frame: pd.DataFrame, *, spreadsheet_safe: bool = True) -> bytes:
 _neutralise = spreadsheet_safe  # write_table's keyword of the same name shadows the function
 
 
-def check_output_path(path: str | Path, *, suffixes=WRITE_SUFFIXES, inputs=(), what: str = "out") -> Path:
+def check_output_path(path: str | Path, *, suffixes=WRITE_SUFFIXES, inputs=(), what: str = "path") -> Path:
     """Refuse an output path with another extension, that is a directory, or that is one of ``inputs``.
+
+    Errors start with ``what``: the argument or command-line flag the path came from.
 
     Paths are compared after resolving symlinks, so ``--out link-to-input.csv`` is caught too.
     """

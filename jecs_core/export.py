@@ -230,10 +230,11 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
     return record
 
 
-def check_selection_paths(path: str | Path, *, inputs=()) -> tuple[Path, Path]:
-    """The CSV path and its sidecar, refused when not ``.csv``, a directory, in a missing directory, or an input."""
+def check_selection_paths(path: str | Path, *, inputs=(), what: str = "path") -> tuple[Path, Path]:
+    """The CSV path and its sidecar, refused when not ``.csv``, a directory, in a missing directory, or an input
+    (errors name ``what``, the argument or flag the path came from, or ``sidecar``)."""
     inputs = [p for p in inputs if p and Path(p).exists()]
-    path = check_output_path(path, suffixes=(".csv",), inputs=inputs)
+    path = check_output_path(path, suffixes=(".csv",), inputs=inputs, what=what)
     return path, check_output_path(sidecar_path(path), suffixes=(".json",), inputs=inputs, what="sidecar")
 
 

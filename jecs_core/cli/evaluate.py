@@ -219,9 +219,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
     options = _run_options(args)
     twin_tables = _twin_tables(args)  # checked before the protocol runs
-    for out in (args.out, args.twin_out, args.per_rep_out):
+    for flag, out in (("--out", args.out), ("--twin-out", args.twin_out), ("--per-rep-out", args.per_rep_out)):
         if out:  # a bad output path fails before any work, not after it
-            check_output_path(out, inputs=(args.scores,))
+            check_output_path(out, inputs=(args.scores,), what=flag)
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
     rule_options = {"lam": _lam(args.lam), "knn": _int(args.knn, "--knn"),
                     "lambda_grid": _floats(args.lambda_grid, "--lambda-grid")}
@@ -267,7 +267,7 @@ def run_sweep(args: argparse.Namespace) -> int:
 
     options = _run_options(args)
     if args.out:
-        check_output_path(args.out, inputs=tuple(p for p in [getattr(args, "scores", None)] if p))
+        check_output_path(args.out, inputs=tuple(p for p in [getattr(args, "scores", None)] if p), what="--out")
     with progress_bar(args, desc=f"sweep {args.parameter}", unit="rep") as progress:
         frame = _sweep(args, progress=progress, **options)
     print(format_sweep(frame, digits=_digits(args)))

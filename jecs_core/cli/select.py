@@ -230,7 +230,7 @@ def _select(args: argparse.Namespace, step) -> SelectOutcome:
     from ..export import check_selection_paths, rule_warnings, selection_metadata, sidecar_path, write_selection_files
 
     if args.out:  # refuse a bad output path before any work
-        check_selection_paths(args.out, inputs=[args.scores])
+        check_selection_paths(args.out, inputs=[args.scores], what="--out")
     check_lm_eval_samples_args(args, inputs=[args.scores], outputs=[] if not args.out else [args.out, sidecar_path(args.out)])
     step(f"reading {os.path.basename(args.scores)}")
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)

@@ -39,8 +39,10 @@ MAX_CELLS = 200_000_000
 
 
 def run(args: argparse.Namespace) -> int:
+    from jecs_core.io import check_output_path
     from jecs_core.simulate.synthetic import paper_synthetic
 
+    check_output_path(args.out, what="--out")  # before the table is built
     cells = 2 * args.pool_size * args.models
     if cells > MAX_CELLS:
         raise ValueError(f"--pool-size {args.pool_size:,} with --models {args.models:,} asks for {cells:,} score and "

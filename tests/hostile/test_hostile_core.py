@@ -124,7 +124,7 @@ def test_out_equal_to_input_is_refused_and_input_untouched(tmp_path, capsys):
     before = path.read_bytes()
     code, _, err = _run(capsys, "select", path, "--out", path)
     assert code == 2
-    assert err == f"jecs select: error: out: {path} is the input file {path}; write the output somewhere else\n"
+    assert err == f"jecs select: error: --out: {path} is the input file {path}; write the output somewhere else\n"
     assert path.read_bytes() == before and not (tmp_path / "x.json").exists()
 
 
@@ -142,7 +142,7 @@ def test_out_through_a_symlink_to_the_input_is_refused(tmp_path, capsys):
 def test_out_with_another_extension_is_refused(tmp_path, capsys, name):
     code, _, err = _run(capsys, "select", SAMPLE, "--out", tmp_path / name)
     assert code == 2
-    assert err == f"jecs select: error: out: {tmp_path / name} must end in .csv\n"
+    assert err == f"jecs select: error: --out: {tmp_path / name} must end in .csv\n"
     assert list(tmp_path.iterdir()) == []
 
 
@@ -178,7 +178,7 @@ def test_sidecar_path_that_is_a_directory_writes_nothing(tmp_path, capsys):
 def test_out_that_is_a_directory_is_refused(tmp_path, capsys):
     (tmp_path / "sel.csv").mkdir()
     code, _, err = _run(capsys, "select", SAMPLE, "--out", tmp_path / "sel.csv")
-    assert code == 2 and err == f"jecs select: error: out: {tmp_path / 'sel.csv'} is a directory; name a file\n"
+    assert code == 2 and err == f"jecs select: error: --out: {tmp_path / 'sel.csv'} is a directory; name a file\n"
 
 
 def test_failed_sidecar_write_leaves_neither_file(tmp_path, monkeypatch):

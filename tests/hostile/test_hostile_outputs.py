@@ -21,7 +21,7 @@ def test_an_unknown_extension_is_refused_before_any_work(tmp_path, capsys, argv)
     code = main([*argv, "--out", str(out)])
     captured = capsys.readouterr()
     assert code == 2 and not out.exists()
-    assert captured.err == f"jecs {argv[0]}: error: out: {out} must end in .csv or .parquet\n"
+    assert captured.err == f"jecs {argv[0]}: error: --out: {out} must end in .csv or .parquet\n"
     assert "GCP" not in captured.out  # refused before the protocol ran
 
 
@@ -40,3 +40,21 @@ def test_evaluate_csv_cells_are_spreadsheet_safe(tmp_path, capsys):
     capsys.readouterr()
     text = out.read_text()
     assert text.startswith("method,") and "\n=" not in text and ",=" not in text
+
+
+@pytest.mark.parametrize("flag", ["--out", "--twin-out", "--per-rep-out"])
+def test_evaluate_names_the_output_flag_it_refuses(tmp_path, capsys, flag):
+    missing = tmp_path / "nowhere" / "r.csv"
+    code = main(["evaluate", SAMPLE, "--reps", "2", flag, str(missing)])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.err == f"jecs evaluate: error: {flag}: directory {missing.parent} does not exist\n"
+    assert "GCP" not in captured.out
+
+
+def test_the_library_names_its_path_argument(tmp_path):
+    import pandas as pd
+
+    from jecs_core.io import write_table
+
+    with pytest.raises(ValueError, match=r"^path: directory .* does not exist$"):
+        write_table(pd.DataFrame({"a": [1]}), tmp_path / "nowhere" / "t.csv")
