@@ -231,8 +231,7 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
 
 
 def check_selection_paths(path: str | Path, *, inputs=(), what: str = "path") -> tuple[Path, Path]:
-    """The CSV path and its sidecar, refused when not ``.csv``, a directory, in a missing directory, or an input
-    (errors name ``what``, the argument or flag the path came from, or ``sidecar``)."""
+    """The CSV path and its sidecar, refused as :func:`~jecs_core.io.check_output_path` refuses them (``.csv``)."""
     inputs = [p for p in inputs if p and Path(p).exists()]
     path = check_output_path(path, suffixes=(".csv",), inputs=inputs, what=what)
     return path, check_output_path(sidecar_path(path), suffixes=(".json",), inputs=inputs, what="sidecar")
