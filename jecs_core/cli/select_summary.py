@@ -47,8 +47,9 @@ def format_summary(table, comparison) -> str:
         row = f"{row_label(method):<34}{int(comparison.selected(method).sum()):>9}"
         found = comparison.metrics(method)
         if found is not None:
-            over |= found.gcp > comparison.alpha
-            row += f"{found.gcp:>8.3f}{found.power:>8.3f}{' *' if found.gcp > comparison.alpha else ''}"
+            above = found.gcp > comparison.alpha
+            over |= above
+            row += f"{found.gcp:>8.3f}{found.power:>8.3f}{' *' if above else ''}"
         lines.append(row)
     if over:
         lines.append("(* GCP above alpha on this table)")

@@ -12,6 +12,7 @@ the conformal granularity effect are in ``docs/GUARANTEES.md``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -100,10 +101,13 @@ class PostHocFit:
         edge = values.max()
         if int(np.count_nonzero(values < edge)) == int(np.searchsorted(self._sorted_p, edge, side="left")):
             return int(self.top_set_bounds[size])
-        bound = max_null(self.steps, mask)
-        if self._urn is not None:
-            bound = min(bound, urn_max_null(self._urn[0], mask, *self._urn[1:]))
-        return bound
+        return _direct_bound(self.steps, mask, self._urn)
+
+
+def _direct_bound(steps: np.ndarray, mask: np.ndarray, urn: tuple | None) -> int:
+    """The bound of ``mask`` counted over its items: closed testing, and the urn's where it takes part."""
+    bound = max_null(steps, mask)
+    return bound if urn is None else min(bound, urn_max_null(urn[0], mask, *urn[1:]))
 
 
 def fit_post_hoc(pvalues, *, delta: float = 0.1, calibration_size: int | None = None) -> PostHocFit:
@@ -137,22 +141,30 @@ def fit_post_hoc(pvalues, *, delta: float = 0.1, calibration_size: int | None = 
     >>> fit.bound(np.array([True, True, True, True, True]))
     2
     """
-    delta, p_max, sorted_p, m, grid = _checked(pvalues, delta, calibration_size)
+    got = _prepared(pvalues, delta, calibration_size)
     # Steps and grid indices are nondecreasing in p, so the sorted values give their sorted copies
     # without an argsort.
-    simes_delta = delta if grid is None else delta / 2
-    h = hommel_h(sorted_p, simes_delta)
-    steps = u_index(p_max, h=h, delta=simes_delta)
-    top = top_set_max_null(u_index(sorted_p, h=h, delta=simes_delta))
-    if grid is None:
-        return PostHocFit(delta, METHOD, p_max, h, steps, top, None, sorted_p, None)
-    levels, thresholds = urn_template(p_max.shape[0], m, delta / 2)
-    top = np.minimum(top, urn_top_sets(grid_index(sorted_p, m), levels, thresholds))
-    return PostHocFit(delta, URN_METHOD, p_max, h, steps, top, m, sorted_p, (grid, levels, thresholds))
+    top = top_set_max_null(u_index(got.sorted_p, h=got.h, delta=got.simes_delta))
+    if got.urn is None:
+        return PostHocFit(got.delta, METHOD, got.p_max, got.h, got.steps, top, None, got.sorted_p, None)
+    top = np.minimum(top, urn_top_sets(grid_index(got.sorted_p, got.m), *got.urn[1:]))
+    return PostHocFit(got.delta, URN_METHOD, got.p_max, got.h, got.steps, top, got.m, got.sorted_p, got.urn)
 
 
-def _checked(pvalues, delta, calibration_size) -> tuple:
-    """``delta``, max-p, its sort, ``m`` and the grid index of each max-p (``None`` without the urn), checked."""
+class _Prepared(NamedTuple):
+    """What any set's bound needs, checked: see :class:`PostHocFit` (``urn``: grid index per item, levels, thresholds)."""
+
+    delta: float
+    p_max: np.ndarray
+    sorted_p: np.ndarray
+    m: int | None
+    simes_delta: float
+    h: int
+    steps: np.ndarray
+    urn: tuple | None
+
+
+def _prepared(pvalues, delta, calibration_size) -> _Prepared:
     delta = check_delta(delta)
     # The rules' max-p and its sort when fitted together with them (jecs_core._shared_max_p).
     p_max, sorted_p = sorted_max_p(pvalues)
@@ -160,23 +172,18 @@ def _checked(pvalues, delta, calibration_size) -> tuple:
     grid = None if m is None else grid_index(p_max, m)
     if grid is not None and (grid.size == 0 or grid.min() < 1):
         grid = None  # a p-value of 0 is not a conformal p-value; an empty table needs no urn
-    return delta, p_max, sorted_p, m, grid
+    simes_delta = delta if grid is None else delta / 2
+    h = hommel_h(sorted_p, simes_delta)
+    urn = None if grid is None else (grid, *urn_template(p_max.shape[0], m, delta / 2))
+    return _Prepared(delta, p_max, sorted_p, m, simes_delta, h, u_index(p_max, h=h, delta=simes_delta), urn)
 
 
 def one_set_bound(pvalues, selected, *, delta: float = 0.1, calibration_size: int | None = None) -> tuple[int, str, float]:
     """``(bound, method, delta)`` for the one set ``selected``: ``fit_post_hoc(...).bound(selected)``, its
     ``method`` and checked ``delta``, without the table of every top set's bound that a fit builds for later sets."""
-    delta, p_max, sorted_p, m, grid = _checked(pvalues, delta, calibration_size)
-    mask = check_mask(selected, p_max.shape[0])
-    if not mask.any():
-        return 0, METHOD if grid is None else URN_METHOD, delta
-    simes_delta = delta if grid is None else delta / 2
-    h = hommel_h(sorted_p, simes_delta)
-    bound = max_null(u_index(p_max, h=h, delta=simes_delta), mask)
-    if grid is None:
-        return bound, METHOD, delta
-    levels, thresholds = urn_template(p_max.shape[0], m, delta / 2)
-    return min(bound, urn_max_null(grid, mask, levels, thresholds)), URN_METHOD, delta
+    got = _prepared(pvalues, delta, calibration_size)
+    mask = check_mask(selected, got.p_max.shape[0])
+    return _direct_bound(got.steps, mask, got.urn), METHOD if got.urn is None else URN_METHOD, got.delta
 
 
 def post_hoc_bound(pvalues, selected, *, delta: float = 0.1, calibration_size: int | None = None) -> int:
