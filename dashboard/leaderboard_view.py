@@ -23,7 +23,7 @@ from jecs_core import DEFAULT_METHOD, REGISTRY, ScoreTable
 from jecs_core.io import csv_bytes
 from jecs_core.leaderboard import LeaderboardWarning, leaderboard
 
-from . import compute, samples, state
+from . import compute, posthoc_view, rule_controls, samples, state
 from .leaderboard_results import LOG_ID_FIELD, LOG_MODELS, RESULTS, ResultsFile, held
 from .plain import escape
 from .report import ReportInputs, build_report
@@ -70,6 +70,7 @@ def restore_state(data: state.ActiveData) -> None:
         s[state.ALPHA] = _opening_alpha(data)
     if q.get("method") in REGISTRY:
         s[METHOD] = q["method"]
+    rule_controls.restore_from_url(q)
     if q.get(URL_METRIC):
         s[METRIC] = str(q[URL_METRIC])[:100]
     token = q.get(URL_RESULTS)
@@ -82,10 +83,11 @@ def restore_state(data: state.ActiveData) -> None:
                                               "upload them again.")
 
 
-def write_url(alpha: float) -> None:
-    """The page's state in the address bar (the data set is the frame's)."""
+def write_url(alpha: float, settings: RuleSettings, delta: float) -> None:
+    """The page's state in the address bar (the data set is the frame's), rule options and δ included."""
     s = st.session_state
-    wanted = {"alpha": f"{alpha:g}", "method": s[METHOD]}
+    wanted = {"alpha": f"{alpha:g}", "method": s[METHOD], **rule_controls.url_values(settings),
+              posthoc_view.URL_DELTA: f"{delta:g}"}
     if s[METRIC].strip():
         wanted[URL_METRIC] = s[METRIC].strip()
     elif URL_METRIC in st.query_params:
@@ -140,24 +142,41 @@ def subject(data: state.ActiveData) -> Subject:
 
 @st.cache_resource(show_spinner="Ranking the models...", max_entries=32)
 def _board(data_key: str, results_key: str, metric: str, alpha: float, method: str, settings: RuleSettings,
-           _table: ScoreTable, _results: ResultsFile):
+           delta: float, _table: ScoreTable, _results: ResultsFile):
     results = _results.load(metric or None)
     with warnings.catch_warnings():  # the mismatches are on the board (``warnings``) and shown on the page
         warnings.simplefilter("ignore", LeaderboardWarning)
         # leaderboard() takes the paper JECS's options (lam, knn, lambda_grid) and hands each rule its own.
-        return leaderboard(_table, results, alpha=alpha, method=method, **settings.for_rule("jecs"),
+        return leaderboard(_table, results, alpha=alpha, method=method, delta=delta, **settings.for_rule("jecs"),
                            pvalues=compute.pvalues(data_key, _table))
 
 
-def board(subject: Subject, metric: str, alpha: float, method: str, settings: RuleSettings):
+def rule_settings(subject: Subject) -> tuple[RuleSettings, float]:
+    """The rule options and δ of the Select page, as this table allows them, named under the controls."""
+    settings, problem = rule_controls.usable(rule_controls.current(),
+                                             lambda chosen: compute.fits(subject.key, chosen, subject.table))
+    if problem:
+        st.warning(escape(problem), icon=":material/warning:")
+    delta = posthoc_view.current_delta()
+    options = [f"{key} = {text}" for key, text in rule_controls.url_values(settings).items()]
+    st.caption(f"Set on the Select page: {', '.join(options)} (the paper's JECS); post-hoc δ = {delta:g}.")
+    return settings, delta
+
+
+def board(subject: Subject, metric: str, alpha: float, method: str, settings: RuleSettings, *, delta: float):
     """``(Leaderboard, None)``, or ``(None, one-line message)`` when the results cannot be used."""
     try:
-        return _board(subject.key, subject.results.key, metric, round(float(alpha), 4), method, settings,
+        return _board(subject.key, subject.results.key, metric, round(float(alpha), 4), method, settings, delta,
                       subject.table, subject.results), None
     except ValueError as exc:
-        return None, f"{subject.results.name}: {' '.join(str(exc).split())}"
+        return None, _named(subject.results.name, " ".join(str(exc).split()))
     except Exception as exc:  # never a traceback for a user's file
         return None, f"{subject.results.name}: could not be used ({exc.__class__.__name__}: {' '.join(str(exc).split())})"
+
+
+def _named(name: str, message: str) -> str:
+    """``message`` led by the file's name, once (the readers name it themselves)."""
+    return message if message.startswith(f"{name}:") else f"{name}: {message}"
 
 
 def error_line(message: str) -> None:
@@ -191,14 +210,19 @@ def summary_cards(board) -> None:
     """Three numbers: the clean subset's size, how many models change rank, the largest inflation."""
     frame = board.frame
     moved = int((frame["rank_all"] != frame["rank_clean"]).fillna(False).sum())  # an unranked model does not count
-    worst = frame.loc[frame["inflation"].idxmax()]
+    inflation = frame["inflation"].dropna()  # a model without results on the clean items has none
     cols = st.columns(3)
     cols[0].metric("Clean items", f"{int(frame['n_clean'].max()):,} of {int(frame['n_all'].max()):,}",
                    help="Test items the rule selects at this α; every model is ranked on these.")
     cols[1].metric("Models that change rank", f"{moved} of {len(frame)}")
-    cols[2].metric("Largest inflation", f"{float(worst['inflation']):+.3f}",
-                   help="Full-benchmark mean minus clean-subset mean; the model is named below.")
-    cols[2].text(f"({worst['model']})")
+    help_text = "Full-benchmark mean minus clean-subset mean; the model is named below."
+    if inflation.empty:
+        cols[2].metric("Largest inflation", "–", help=help_text)
+        cols[2].text("(no model has results on the clean items)")
+    else:
+        worst = frame.loc[inflation.idxmax()]
+        cols[2].metric("Largest inflation", f"{float(worst['inflation']):+.3f}", help=help_text)
+        cols[2].text(f"({worst['model']})")
     st.caption(f"With {1 - board.delta:.0%} confidence the {board.n_clean:,} clean items hold at most "
                f"{board.max_contaminated:,} contaminated ones (post-hoc bound); the ranges on the truly clean items "
                "follow from that number.")

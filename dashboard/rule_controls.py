@@ -12,7 +12,7 @@ appears here with no edit to this module.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import streamlit as st
@@ -139,6 +139,31 @@ def restore_from_url(query: Mapping) -> None:
         s[value_key(option)] = value
 
 
+def usable(settings: RuleSettings, check: Callable[[RuleSettings], object]) -> tuple[RuleSettings, str | None]:
+    """``(settings, None)`` when ``check(settings)`` accepts them, else settings ``check`` accepts and why.
+
+    An option can be valid on its own yet not on this table (a k_n above the number of test items,
+    from a link or a switch of data set). The first option set away from its default whose default
+    alone makes ``check`` raise no ``ValueError`` goes back to it; failing that, every one does.
+    """
+    try:
+        check(settings)
+        return settings, None
+    except ValueError as exc:
+        reason = " ".join(str(exc).split())
+    chosen, default = dict(settings.pairs), dict(defaults().pairs)
+    moved = [name for name in chosen if name in default and chosen[name] != default[name]]
+    for reset in [[name] for name in moved] + ([moved] if len(moved) > 1 else []):
+        candidate = RuleSettings(tuple((name, default[name] if name in reset else value)
+                                       for name, value in chosen.items()))
+        try:
+            check(candidate)
+        except ValueError:
+            continue
+        return candidate, f"{reason}: using the default {', '.join(reset)} on this table"
+    return settings, None  # no option is to blame: the caller's own error handling reports it
+
+
 def url_values(settings: RuleSettings) -> dict[str, str]:
     """The URL query text of every shown option (``auto`` for an automatic choice)."""
     return {option.url_key: option.to_url(settings[option.name]) for option in shown_options()}
@@ -180,4 +205,4 @@ def _control(slot, option: Option) -> None:
 
 
 __all__ = ["AUTO", "MANUAL", "RuleSettings", "current", "defaults", "mode_key", "render", "restore_from_url",
-           "session_defaults", "shown_options", "url_values", "value_key"]
+           "session_defaults", "shown_options", "url_values", "usable", "value_key"]

@@ -110,7 +110,7 @@ def load_settings(*, environ=None, address: str | None = None, cwd: Path | None 
         return OperatorSettings(tuple(Path(d).expanduser().resolve() for d in dirs), cache_dir, str(config_path))
     if (address or "").strip() in LOOPBACK:
         home = Path.home() if home is None else Path(home)
-        dirs = tuple(dict.fromkeys(p.resolve() for p in (home, cwd)))
+        dirs = tuple(dict.fromkeys(p.resolve() for p in (cwd, home)))  # a relative path starts where the CLI's does
         return OperatorSettings(dirs, cache_dir, "default for a dashboard bound to localhost")
     return OperatorSettings((), cache_dir, "default for a dashboard served on the network (uploads only)")
 
@@ -119,7 +119,7 @@ def resolve_path(text: str, settings: OperatorSettings, *, what: str) -> Path:
     """The real path of ``text`` if it lies inside an allowed directory.
 
     Symbolic links and ``..`` are resolved before the check, so neither leads outside.
-    A relative path is taken from the first allowed directory.
+    A relative path is taken from the first allowed directory (the working directory by default).
 
     Raises
     ------
@@ -133,6 +133,8 @@ def resolve_path(text: str, settings: OperatorSettings, *, what: str) -> Path:
         raise PathNotAllowed(f"{what}: this dashboard reads no server paths; upload the file instead")
     if not text:
         raise ValueError(f"{what}: give a path")
+    if "\0" in text:
+        raise ValueError(f"{what}: a path cannot hold a NUL character")
     raw = Path(text).expanduser()
     base = settings.allowed_dirs[0]
     try:
@@ -141,7 +143,12 @@ def resolve_path(text: str, settings: OperatorSettings, *, what: str) -> Path:
         real = None
     if real is None or not any(real.is_relative_to(d) for d in settings.allowed_dirs):
         raise PathNotAllowed(f"{what}: {text} is not inside a directory this dashboard allows")
-    if not real.exists():
+    try:
+        found = real.exists()
+    except OSError as exc:  # a name too long for the file system, say
+        raise ValueError(f"{what}: {text[:80]}{'...' if len(text) > 80 else ''} cannot be read "
+                         f"({exc.strerror or exc.__class__.__name__})") from None
+    if not found:
         raise ValueError(f"{what}: {text} was not found")
     return real
 

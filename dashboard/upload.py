@@ -9,6 +9,7 @@ the hints a spreadsheet user needs (the delimiter; line numbers where the messag
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from jecs_core import ScoreTable, ScoreTableError, load_scores_bytes
@@ -81,7 +82,8 @@ def problems(name: str, data: bytes, error: Exception) -> list[str]:
     if _looks_semicolon_separated(name, data):
         lines.insert(0, f"{name} looks semicolon-separated (';' in its header line). Save it as comma-separated "
                         "CSV (in a spreadsheet: 'CSV, comma delimited'), then upload it again.")
-    if any(" row" in line for line in lines) and not any("spreadsheet row" in line for line in lines):
+    numbered = re.compile(r"\brows? \[?\d")  # a message that names rows by number (not "the table has no rows")
+    if any(numbered.search(line) for line in lines) and not any("spreadsheet row" in line for line in lines):
         lines.append(LINE_HINT)
     return lines
 

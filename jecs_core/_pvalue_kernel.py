@@ -65,6 +65,20 @@ def ordered_keys(values: np.ndarray) -> np.ndarray:
     return bits
 
 
+def _same_columns(test_scores, calibration_scores):
+    """Two DataFrames are matched by column name, not position; other inputs pass unchanged."""
+    names = [getattr(getattr(scores, "columns", None), "tolist", None) for scores in (test_scores, calibration_scores)]
+    if names[0] is None or names[1] is None:
+        return calibration_scores
+    test_names, cal_names = names[0](), names[1]()
+    if test_names == cal_names:
+        return calibration_scores
+    if sorted(map(str, test_names)) != sorted(map(str, cal_names)) or len(set(cal_names)) != len(cal_names):
+        raise ValueError(f"test_scores and calibration_scores must have the same model columns, got {test_names} "
+                         f"and {cal_names}")
+    return calibration_scores[test_names]
+
+
 def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generator | None = None) -> np.ndarray:
     """Per-model conformal p-values.
 
@@ -85,6 +99,7 @@ def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generat
     numpy.ndarray, shape (n, K)
         p-values in ``{1/(m+1), ..., 1}`` (deterministic form) or in ``(0, 1]`` (randomized).
     """
+    calibration_scores = _same_columns(test_scores, calibration_scores)
     test = check_score_matrix(test_scores, "test_scores")
     cal = check_score_matrix(calibration_scores, "calibration_scores")
     if test.shape[1] != cal.shape[1]:

@@ -32,6 +32,32 @@ def check_probability_vector(values, name: str) -> np.ndarray:
     return arr
 
 
+def check_mask(values, n: int | None, name: str = "selected") -> np.ndarray:
+    """``values`` as a 1-D boolean array (of length ``n`` when given): booleans, or numbers that are all
+    exactly 0 or 1 (a selection column read back from a file); any other value is refused, not rounded."""
+    arr = np.asarray(values)
+    expected = f"{name} must be a boolean mask (True/False or 0/1){'' if n is None else f' of length {n}'}"
+    if arr.ndim != 1 or (n is not None and arr.shape[0] != n):
+        raise ValueError(f"{expected}, got shape {arr.shape}")
+    if arr.dtype == bool:
+        return arr
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"{expected}, got dtype {arr.dtype}")
+    if arr.size and not np.isin(arr, (0, 1)).all():
+        raise ValueError(f"{expected}, got dtype {arr.dtype} with values other than 0 and 1")
+    return arr.astype(bool)
+
+
+def frozen(arr: np.ndarray) -> np.ndarray:
+    """``arr`` when it is read-only already, else a read-only copy: a fitted object then never changes
+    because its caller wrote into the array it passed."""
+    if not arr.flags.writeable:
+        return arr
+    out = arr.copy()
+    out.setflags(write=False)
+    return out
+
+
 def check_pvalue_matrix(values, name: str = "pvalues") -> np.ndarray:
     """Return an (n, K) float array of p-values; a 1-D input is one model (K = 1)."""
     arr = np.asarray(values, dtype=float)
@@ -119,14 +145,20 @@ def check_fixed_lam(lam, default: float, name: str = "lam") -> float:
 
 def check_score_matrix(values, name: str) -> np.ndarray:
     """Return ``values`` as a finite (rows, K) float array of scores; a 1-D input is one model."""
-    arr = np.asarray(values, dtype=float)
+    try:
+        if hasattr(values, "to_numpy") and hasattr(values, "dtypes"):  # a DataFrame: pandas' NA as NaN, refused below
+            arr = values.to_numpy(dtype=float, na_value=np.nan)
+        else:
+            arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must hold numbers only ({' '.join(str(exc).split())})") from None
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a 1-D or 2-D array, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
         row, col = np.argwhere(~np.isfinite(arr))[0]
-        raise ValueError(f"{name} must be finite; found {arr[row, col]!r} at row {row}, column {col}")
+        raise ValueError(f"{name} must be finite; found {float(arr[row, col])!r} at row {row}, column {col}")
     return arr
 
 

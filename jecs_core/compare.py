@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
 
 from ._rows import row_max
 from ._shared_max_p import shared_p_max, sharing_max_p
-from ._validation import check_alpha, check_pvalue_matrix
+from ._validation import check_alpha, check_pvalue_matrix, frozen
 from .conformal import table_pvalues
 from .data import ScoreTable
 from .envelope import DEFAULT_LAMBDA_GRID
@@ -45,6 +46,10 @@ class Comparison:
     pvalues: np.ndarray
     results: Mapping[str, object] = field(default_factory=dict)
     contaminated: np.ndarray | None = None
+
+    def __post_init__(self):
+        # The results as passed, behind a read-only view: the summary and the export read them.
+        object.__setattr__(self, "results", MappingProxyType(dict(self.results)))
 
     def __getattr__(self, name: str):
         # Only reached when normal lookup fails: expose each method's result by name.
@@ -160,7 +165,7 @@ def compare_pvalues(
     >>> int(comparison.selected("jmcs").sum())
     3
     """
-    p = check_pvalue_matrix(pvalues)
+    p = frozen(check_pvalue_matrix(pvalues))  # a read-only copy of a writeable input: the results stay true to it
     alpha = check_alpha(alpha)
     names = _check_methods(methods)
     models = tuple(models) if models is not None else tuple(f"m{k}" for k in range(p.shape[1]))
@@ -240,6 +245,7 @@ def compare_methods(
     ['t1', 't3']
     """
     pvalues = table_pvalues(table, rng=rng, covariates=covariates, shift_method=shift_method)
+    pvalues.setflags(write=False)  # ours alone: the comparison keeps it without a copy
     return compare_pvalues(
         pvalues,
         alpha=alpha,

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._rows import row_any
+from ._validation import check_mask
 
 
 def contaminated_items(members) -> np.ndarray:
@@ -38,9 +39,8 @@ def contaminated_items(members) -> np.ndarray:
 
 
 def _check_pair(selected, contaminated) -> tuple[np.ndarray, np.ndarray]:
-    sel = np.asarray(selected, dtype=bool)
-    con = np.asarray(contaminated, dtype=bool)
-    if sel.shape != con.shape or sel.ndim != 1:
+    sel, con = check_mask(selected, None, "selected"), check_mask(contaminated, None, "contaminated")
+    if sel.shape != con.shape:
         raise ValueError(f"selected and contaminated must be 1-D of the same length, got {sel.shape} and {con.shape}")
     return sel, con
 

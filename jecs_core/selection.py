@@ -16,7 +16,7 @@ import numpy as np
 
 from ._counting_sort import sorted_values
 from ._rows import row_max
-from ._validation import check_alpha, check_knn, check_lam, check_pvalue_matrix
+from ._validation import check_alpha, check_knn, check_lam, check_probability_vector, check_pvalue_matrix, frozen
 from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, fit_from_sorted, fit_lambda_grid
 from .multitest import StepUpResult, step_up_mask, step_up_sorted
 from .results import FitRow, SelectionResult, StepUpLine, row
@@ -226,9 +226,7 @@ def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_L
     JECSFit
         The alpha-free part; ``fit.select(alpha)`` gives a :class:`JECSResult`.
     """
-    p_star = np.asarray(p_max, dtype=float)
-    if p_star.ndim != 1:
-        raise ValueError(f"p_max must be one-dimensional, got shape {p_star.shape}")
+    p_star = frozen(check_probability_vector(p_max, "p_max"))
     knn = check_knn(knn)
     lam = check_lam(lam)
     if knn is not None and knn > max(p_star.size, 1):
@@ -237,7 +235,7 @@ def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_L
     if sorted_p_max is None:
         ordered = sorted_values(p_star)
     else:
-        ordered = np.asarray(sorted_p_max, dtype=float)
+        ordered = frozen(np.asarray(sorted_p_max, dtype=float))
         if ordered.shape != p_star.shape:
             raise ValueError(f"sorted_p_max must have p_max's shape {p_star.shape}, got {ordered.shape}")
     if lam == "auto":

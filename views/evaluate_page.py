@@ -10,6 +10,7 @@ import streamlit as st
 from dashboard import evaluation_runs as runs
 from dashboard import state
 from dashboard.figures.evaluation import plot_gcp_power, plot_sweep
+from dashboard.plain import escape
 from jecs_core import METHODS, REGISTRY
 
 ALPHA_CHOICES = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5]
@@ -34,21 +35,28 @@ def _table(frame, key: str) -> None:
                                 for c in ("GCP", "GCP ± SE", "GCR", "GCR ± SE", "power", "power ± SE")})
 
 
-def _with_bar(task, unit: str):
-    bar = st.progress(0.0, text="Starting…")
+def _run(key, task, unit: str | None = None) -> None:
+    """Run ``task(report)`` (under a progress bar counting ``unit``, if given) and keep its frame under
+    ``key``; a table the run cannot use (too few items for a twin, say) gets one line saying why."""
+    bar = st.progress(0.0, text="Starting…") if unit else st.empty()
 
     def report(done: int, total: int) -> None:
         bar.progress(done / total, text=f"{done:,} of {total:,} {unit}")
 
-    out = task(report)
-    bar.empty()
-    return out
+    try:
+        out = task(report)
+    except ValueError as exc:
+        st.error(escape(" ".join(str(exc).split())), icon=":material/error:")
+        return
+    finally:
+        bar.empty()
+    runs.store(key, out)
 
 
 def _protocol() -> None:
     key = runs.RunKey("protocol", data.key, int(reps), alphas, int(seed), methods=methods)
     if st.button("Run evaluation", type="primary", icon=":material/play_arrow:", key="eval.run"):
-        runs.store(key, _with_bar(lambda report: runs.run_protocol(key, table, report), "repetitions"))
+        _run(key, lambda report: runs.run_protocol(key, table, report), "repetitions")
     summary = runs.stored(key)
     if summary is None:
         st.caption("Press **Run evaluation** to run the protocol with these settings.")
@@ -71,7 +79,7 @@ def _twin() -> None:
     tables = st.number_input("Twin tables per pattern", 2, 2000, 100, 10, key="eval.twin_tables")
     key = runs.RunKey("twin", data.key, int(tables), alphas, int(seed), methods=methods)
     if st.button("Run the twin estimate", icon=":material/play_arrow:", key="eval.twin_run"):
-        runs.store(key, _with_bar(lambda report: runs.run_twin(key, table, report), "twin tables"))
+        _run(key, lambda report: runs.run_twin(key, table, report), "twin tables")
     frame = runs.stored(key)
     if frame is not None:
         _table(frame, "eval.twin_table")
@@ -97,7 +105,7 @@ def _sweeps() -> None:
                                     methods)
             if st.button(f"Run the {symbol} sweep", key=f"eval.sweep.{kind}", icon=":material/play_arrow:"):
                 with st.spinner(f"Sweeping {symbol}…"):
-                    runs.store(sweep_key, runs.run_sweep(sweep_key, table))
+                    _run(sweep_key, lambda _report, key=sweep_key: runs.run_sweep(key, table))
             frame = runs.stored(sweep_key)
             if frame is None:
                 continue

@@ -8,15 +8,17 @@ differences, and the downloads (leaderboard CSV, the audit report with a leaderb
 
 import streamlit as st
 
+from dashboard import commit_view, posthoc_view, state
 from dashboard import leaderboard_results as lr
 from dashboard import leaderboard_view as lb
-from dashboard import rule_controls, state
 from dashboard.figures.leaderboard import plot_leaderboard
 from dashboard.theme import method_label
 from jecs_core import METHODS
 
 data = state.active()
 lb.restore_state(data)
+posthoc_view.restore_delta()
+commit_view.restore_mode()
 
 st.title("Leaderboard on the clean subset")
 st.caption("Rank the models on the items the selection rule certifies as clean for all of them (the Select page's "
@@ -50,25 +52,33 @@ if subject.fallback:
     st.button("Make this sample the active data set", on_click=state.activate_sample,
               args=(subject.key.split(":")[1],), icon=":material/swap_horiz:", key="jecs.lb_activate")
 st.text(f"Data set: {subject.name}")
+posthoc_view.delta_notice()
 
 
 @st.fragment
 def ranking() -> None:
     """α, the rule and everything they change: a step of either reruns only this."""
     controls = st.columns([2, 2], gap="large")
-    controls[0].slider("Target GCR α", **state.ALPHA_SLIDER, key=state.ALPHA,
+    locked = commit_view.locked_alpha()  # "commit α first" holds here too: the committed α stays
+    if locked is not None:
+        st.session_state[state.ALPHA] = locked
+    controls[0].slider("Target GCR α", **state.ALPHA_SLIDER, key=state.ALPHA, disabled=locked is not None,
                        help="The clean subset is the selection at this α (shared with the Select page).")
     controls[1].selectbox("Selection rule", METHODS, key=lb.METHOD, format_func=method_label,
                           help="The rule whose selection is the clean subset (shared with the Select page).")
     alpha = round(float(st.session_state[state.ALPHA]), 4)
-    settings = rule_controls.current()  # the rule options as the Select page set them
+    settings, delta = lb.rule_settings(subject)  # the rule options and δ as the Select page set them
     metric = str(st.session_state[lb.METRIC]).strip()
     if subject.results is None:
         st.info("Upload per-item results of this data set's models to rank them.", icon=":material/upload_file:")
+    elif not commit_view.gate(alpha):
+        st.page_link("views/select_page.py", label="Commit α on the Select page", icon=":material/lock:")
     else:
         origin = "uploaded" if subject.results.origin == "upload" else "shipped"
         st.text(f"Results: {subject.results.name} ({origin})")
-        board, problem = lb.board(subject, metric, alpha, st.session_state[lb.METHOD], settings)
+        board, problem = lb.board(subject, metric, alpha, st.session_state[lb.METHOD], settings, delta=delta)
+        if not problem:
+            commit_view.note_shown(alpha)
         if problem:
             lb.error_line(problem)
         elif lb.has_clean_items(board):
@@ -80,7 +90,7 @@ def ranking() -> None:
             st.caption(lb.TABLE_CAPTION)
             lb.pairwise_section(board)
             lb.downloads(board, subject, alpha, settings)
-    lb.write_url(alpha)
+    lb.write_url(alpha, settings, delta)
 
 
 ranking()

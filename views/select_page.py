@@ -14,6 +14,7 @@ import streamlit as st
 
 from dashboard import commit_view, compute, export, items_view, posthoc_view, rule_controls, select_view, state, ui
 from dashboard.explain import selection_warnings
+from dashboard.plain import escape
 from dashboard.report import ReportInputs, audit_diagnostics_or_none, build_report, report_file_name
 from dashboard.select_view import ALPHA2, COMPARE, METHOD
 from dashboard.theme import method_label
@@ -120,6 +121,9 @@ def live() -> None:
     with alpha_slot:
         alpha = alpha_controls()
     settings = rule_controls.render([mid_slot, right_slot])  # one control per declared rule option
+    settings, problem = rule_controls.usable(settings, lambda chosen: compute.fits(data.key, chosen, table))
+    if problem:  # an option this table cannot take (a k_n above n): the default stands in, and the page says so
+        right_slot.warning(escape(problem), icon=":material/warning:")
     posthoc_view.write_delta_url(posthoc_view.current_delta())
     if not commit_view.gate(alpha, alpha_slot):  # nothing at any alpha is drawn before the commit
         select_view.write_url(alpha, settings)

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 
 # Lines with more points than this are thinned: the browser draws SVG, and the eye cannot tell.
 MAX_LINE_POINTS = 2000
+
+
+def plotly_text(value: object) -> str:
+    """A user's string (a model or metric name) for a plotly label or hover template, shown as typed.
+
+    Plotly reads a little HTML in labels (``<b>``, ``<a href>``) and fills ``%{...}`` in hover
+    templates: the first is escaped, and ``%`` becomes the entity ``&#37;``, which no template
+    matches and the browser draws as ``%``.
+    """
+    return html.escape(str(value), quote=False).replace("%", "&#37;")
 
 
 def thin(n: int, max_points: int = MAX_LINE_POINTS, keep=()) -> np.ndarray:

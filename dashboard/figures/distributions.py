@@ -12,7 +12,7 @@ from plotly.subplots import make_subplots
 from jecs_core import ScoreTable
 
 from ..theme import SPLIT_COLORS, base_layout
-from ._common import density, step_xy
+from ._common import density, plotly_text, step_xy
 
 GROUP_LABELS = {
     "calibration": "calibration (known members)",
@@ -64,7 +64,7 @@ def plot_score_distributions(table: ScoreTable, models=None, *, bins: int = 40, 
     cols = max(1, min(columns, len(data)))
     rows = max(1, math.ceil(len(data) / cols))
     fig = make_subplots(
-        rows=rows, cols=cols, subplot_titles=[d.model for d in data], horizontal_spacing=0.05, vertical_spacing=0.12 / rows + 0.04
+        rows=rows, cols=cols, subplot_titles=[plotly_text(d.model) for d in data], horizontal_spacing=0.05, vertical_spacing=0.12 / rows + 0.04
     )
     seen = set()
     for i, dist in enumerate(data):
@@ -76,7 +76,7 @@ def plot_score_distributions(table: ScoreTable, models=None, *, bins: int = 40, 
                     x=x, y=y, mode="lines", line={"shape": "hv", "color": SPLIT_COLORS[group], "width": 1.5},
                     fill="tozeroy", opacity=0.55, name=GROUP_LABELS[group], legendgroup=group,
                     showlegend=group not in seen,
-                    hovertemplate=f"{dist.model} · {GROUP_LABELS[group]} (n = {dist.counts[group]:,})"
+                    hovertemplate=f"{plotly_text(dist.model)} · {GROUP_LABELS[group]} (n = {dist.counts[group]:,})"
                     "<br>score %{x:.3g}<br>density %{y:.3g}<extra></extra>",
                 ),
                 row=row + 1, col=col + 1,

@@ -10,7 +10,6 @@ The right margin gives each model's rank on the full benchmark and on the clean 
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..theme import ALL_ITEMS_COLOR, CONTAMINATED_COLOR, REFERENCE_COLOR, SPLIT_COLORS, figure, layout
+from ._common import plotly_text
 
 CLEAN_COLOR = "#0f766e"
 BOUND_COLOR = "rgba(15, 118, 110, 0.18)"
@@ -86,7 +86,8 @@ def plot_leaderboard(frame: pd.DataFrame, metric: str = "accuracy") -> go.Figure
     """Dot plot: full benchmark (hollow) -> clean subset (filled, 95% interval, bound band), rank changes at the right."""
     data = _leaderboard_data(frame)
     # Plotly reads a little HTML in labels: a model name is shown as typed, never as markup.
-    y = [html.escape(m) for m in data.models]
+    y = [plotly_text(m) for m in data.models]
+    metric = plotly_text(metric)
     custom = [[int(a), int(c), _rank_text(ra), _rank_text(rc)]
               for a, c, ra, rc in zip(data.n_all, data.n_clean, data.rank_all, data.rank_clean)]
     traces = []

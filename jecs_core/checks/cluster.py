@@ -96,7 +96,10 @@ def cluster_comparison(pvalues, clusters, *, alpha: float, models, contaminated=
 
     p, labels = _check(pvalues, clusters)
     grouped = cluster_pvalues(p, labels)
+    grouped.setflags(write=False)  # ours alone: the comparison keeps it without a copy
     inner = compare_pvalues(grouped, alpha=alpha, models=models, **options)
     results = {name: ClusterResult(inner.result(name), labels) for name in inner.methods}
-    return Comparison(alpha=inner.alpha, models=inner.models, pvalues=grouped[labels], results=results,
+    per_item = grouped[labels]
+    per_item.setflags(write=False)
+    return Comparison(alpha=inner.alpha, models=inner.models, pvalues=per_item, results=results,
                       contaminated=None if contaminated is None else np.asarray(contaminated, dtype=bool))

@@ -121,14 +121,32 @@ def row_labels(values: np.ndarray) -> np.ndarray:
 
 
 def _normalised(texts) -> pd.Series:
-    return pd.Series(texts, dtype=object).astype(str).str.split().str.join(" ")
+    """Texts with runs of white space made one space; a missing or blank text becomes ``None``."""
+    series = pd.Series(texts, dtype=object)
+    present = series.notna().to_numpy()
+    joined = series[present].astype(str).str.split().str.join(" ")
+    out = pd.Series(None, index=series.index, dtype=object)
+    out[present] = joined.where(joined != "", None).to_numpy(dtype=object)
+    return out
+
+
+def _text_labels(texts: pd.Series) -> np.ndarray:
+    """Equal labels for equal texts; each missing text gets a label of its own (unknown, so no copy)."""
+    labels = pd.factorize(texts, use_na_sentinel=True)[0]
+    missing = labels < 0
+    if missing.any():
+        labels = labels.copy()
+        labels[missing] = labels.max(initial=-1) + 1 + np.arange(int(missing.sum()))
+        labels = pd.factorize(labels)[0]  # back to labels in order of appearance, as _groups expects
+    return labels
 
 
 def _near_edges(texts: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     from datasketch import MinHash, MinHashLSH
 
+    present = np.flatnonzero(texts.notna().to_numpy())  # a missing text is like no other
     shingles = [[t[i:i + SHINGLE].encode("utf-8") for i in range(max(len(t) - SHINGLE + 1, 1))]
-                for t in texts.str.lower()]
+                for t in texts.iloc[present].str.lower()]
     hashes = MinHash.bulk(shingles, num_perm=NUM_PERM, seed=1)
     lsh = MinHashLSH(threshold=NEAR_THRESHOLD, num_perm=NUM_PERM)
     for j, h in enumerate(hashes):
@@ -139,7 +157,7 @@ def _near_edges(texts: pd.Series) -> tuple[np.ndarray, np.ndarray]:
             if other > j and h.jaccard(hashes[other]) >= NEAR_THRESHOLD:
                 src.append(j)
                 dst.append(other)
-    return np.asarray(src, int), np.asarray(dst, int)
+    return present[np.asarray(src, int)], present[np.asarray(dst, int)]
 
 
 def _components(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
@@ -174,7 +192,8 @@ def find_duplicates(table, *, text_column: str = TEXT_COLUMN, near: bool = True)
     text_groups = text_rows = near_groups = near_rows = 0
     if text_column in table.test_extra.columns and n:
         texts = _normalised(table.test_extra[text_column].to_numpy())
-        text_groups, text_rows, src, dst = _groups(pd.factorize(texts)[0])
+        exact = _text_labels(texts)
+        text_groups, text_rows, src, dst = _groups(exact)
         edges_src.append(src)
         edges_dst.append(dst)
         if near and n > NEAR_MAX_TEXTS:
@@ -185,7 +204,6 @@ def find_duplicates(table, *, text_column: str = TEXT_COLUMN, near: bool = True)
             except ImportError:
                 notes.append(MISSING_EXTRA)
             else:
-                exact = pd.factorize(texts)[0]
                 labels = _components(n, src, dst)
                 # Count near-duplicate groups beyond exact copies: groups whose texts are not all identical.
                 near_only = pd.Series(exact).groupby(labels).nunique().to_numpy() > 1

@@ -111,6 +111,7 @@ def _pvalues_beside_checks(args, table, duplicates, beside: ThreadPoolExecutor):
         checked = beside.submit(_table_checks, table, duplicates, plain)
         check, shift = _shifted(args, table)
         pvalues = table_pvalues(table) if shift is None else shift.pvalues
+        pvalues.setflags(write=False)  # the comparison keeps it as it is, without a copy
     except BaseException as exc:  # the checks wait on the p-values: stop them too
         if not plain.done():  # without shared p-values it was filled with None already
             plain.set_exception(exc)

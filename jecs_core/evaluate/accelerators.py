@@ -88,7 +88,7 @@ def _storey_maxp(batch: Batch, options: Mapping) -> Outcome:
 
     lam, n = STOREY_LAM.validate(options.get("storey_lam")), batch.n_drawn
     sorted_p = batch.order.sorted_p
-    pi0 = storey_pi0_batch(sorted_p, lam=lam, cap=1.0 / cap_level(n), correction=cap_correction(n, lam))
+    pi0 = storey_pi0_batch(sorted_p, lam=lam, cap=1.0 / cap_level(n, lam), correction=cap_correction(n, lam))
     r_star = step_up(sorted_p, step_thresholds(batch.numerators, pi0 * n))
     # The rule selects nothing at an alpha below the smallest max-p (see its module docstring).
     r_star[sorted_p[:, :1] > batch.alphas[None, :]] = 0

@@ -81,6 +81,15 @@ class Leaderboard:
         return int(self.selected.sum())
 
 
+def _refuse_no_test_results(table: ScoreTable, results: ResultsTable, models: list[str]) -> None:
+    """A model with no result on any test item cannot be ranked: most often the ids do not match."""
+    hint = (f"the results' first item id is {str(results.item_ids[0])!r} and the table's first test item id "
+            f"{str(table.test_ids[0])!r}" if results.item_ids.size else "the results have no item")
+    raise ValueError(f"results: no result for any of the {table.n} test items for model(s) {models} ({hint}); "
+                     "the results' item ids must be the score table's item_id values (for lm-eval logs, pick the "
+                     "field of each sample's doc that holds them)")
+
+
 def align_results(table: ScoreTable, results: ResultsTable) -> tuple[np.ndarray, list[str]]:
     """``results`` as an (n, K) matrix over the table's test items and models, and the mismatch lines.
 
@@ -112,6 +121,8 @@ def align_results(table: ScoreTable, results: ResultsTable) -> tuple[np.ndarray,
     matrix = np.full((table.n, table.K), np.nan)
     matrix[rows[~outside]] = results.values[~outside][:, columns]
     missing = np.isnan(matrix).sum(axis=0)
+    if table.n and (missing == table.n).any():
+        _refuse_no_test_results(table, results, [m for m, c in zip(table.models, missing) if c == table.n])
     for name, count in zip(table.models, missing):
         if count:
             notes.append(f"model {name!r} has no result for {int(count)} of the {table.n} test items; "
@@ -240,6 +251,10 @@ def leaderboard(table: ScoreTable, results: ResultsTable, *, alpha: float = 0.1,
         warnings.warn(line, LeaderboardWarning, stacklevel=2)
     if pvalues is None:
         pvalues = table_pvalues(table, covariates=covariates, shift_method=shift_method)
+        pvalues.setflags(write=False)  # ours alone: the comparison keeps it without a copy
+    elif np.shape(pvalues) not in ((table.n, table.K), (table.n,) if table.K == 1 else ()):
+        raise ValueError(f"pvalues must have the shape (n, K) = ({table.n}, {table.K}) of the table's test items and "
+                         f"models, got {np.shape(pvalues)}")
     comparison = compare_pvalues(pvalues, alpha=alpha, methods=[name], lam=lam, knn=knn,
                                  lambda_grid=lambda_grid, models=table.models)
     selected = np.asarray(comparison.selected(name), dtype=bool)

@@ -200,6 +200,8 @@ def results_from_frame(frame: pd.DataFrame, *, metric: str | None = None, models
     if not isinstance(frame, pd.DataFrame):
         raise ValueError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
     metric = check_metric(metric)
+    if frame.empty and len(frame.columns):
+        raise ValueError(f"{source}: the results have no rows (only the header {list(frame.columns)})")
     if "item_id" not in frame.columns:
         raise ValueError(f"{source}: no 'item_id' column; expected item_id, model, {metric} (long) "
                          f"or item_id, {metric}_<model> (wide), got {list(frame.columns)}")

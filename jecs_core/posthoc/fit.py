@@ -18,9 +18,9 @@ import numpy as np
 
 from .._rows import row_max
 from .._shared_max_p import sorted_max_p
-from .._validation import check_fraction, check_positive_int, check_pvalue_matrix
+from .._validation import check_fraction, check_mask, check_positive_int, check_pvalue_matrix
 from .closed_simes import hommel_h, max_null, top_set_max_null, u_index
-from .urn import grid_index, urn_max_null, urn_template, urn_top_sets
+from .urn import grid_index, urn_max_null, urn_resolves, urn_template, urn_top_sets
 
 METHOD = "closed-simes-hommel"
 # With the calibration size known and p-values on its grid: the smaller of the closed-testing
@@ -31,16 +31,6 @@ URN_METHOD = "closed-simes-hommel+conformal-urn"
 def check_delta(delta, name: str = "delta") -> float:
     """``delta`` as a float in the open interval (0, 1)."""
     return check_fraction(delta, name, include_zero=False, include_one=False)
-
-
-def check_mask(selected, n: int, name: str = "selected") -> np.ndarray:
-    """A boolean mask of length ``n``; integer 0/1 arrays and other types are refused."""
-    mask = np.asarray(selected)
-    if mask.dtype != bool:
-        raise ValueError(f"{name} must be a boolean mask of length {n}, got dtype {mask.dtype}")
-    if mask.ndim != 1 or mask.shape[0] != n:
-        raise ValueError(f"{name} must be a boolean mask of length {n}, got shape {mask.shape}")
-    return mask
 
 
 def max_p_vector(pvalues, name: str = "pvalues") -> np.ndarray:
@@ -81,6 +71,12 @@ class PostHocFit:
     calibration_size: int | None
     _sorted_p: np.ndarray
     _urn: tuple | None  # (grid index per item, levels, thresholds)
+
+    def __post_init__(self):
+        # Computed for this fit alone: read-only, so no caller can change a later bound by writing into them.
+        for values in (self.steps, self.top_set_bounds, self._urn[0] if self._urn else None):
+            if values is not None and values.flags.writeable:
+                values.setflags(write=False)
 
     @property
     def n(self) -> int:
@@ -123,8 +119,9 @@ def fit_post_hoc(pvalues, *, delta: float = 0.1, calibration_size: int | None = 
     calibration_size : int, optional
         ``m``, the calibration rows behind conformal p-values ``j / (m + 1)``.  When given and every
         p-value lies on that grid, the bound is the smaller of closed testing and the calibration-urn
-        bound (each at ``delta / 2``), much tighter where the grid is coarse; otherwise (``None``, or
-        weighted p-values off the grid) closed testing at ``delta`` alone.  ``method`` says which.
+        bound (each at ``delta / 2``), much tighter where the grid is coarse; otherwise (``None``,
+        weighted p-values off the grid, or ``delta`` below about 0.002, finer than the urn's 4,000
+        simulated draws resolve) closed testing at ``delta`` alone.  ``method`` says which.
 
     Returns
     -------
@@ -170,8 +167,10 @@ def _prepared(pvalues, delta, calibration_size) -> _Prepared:
     p_max, sorted_p = sorted_max_p(pvalues)
     m = None if calibration_size is None else check_positive_int(calibration_size, "calibration_size")
     grid = None if m is None else grid_index(p_max, m)
-    if grid is not None and (grid.size == 0 or grid.min() < 1):
-        grid = None  # a p-value of 0 is not a conformal p-value; an empty table needs no urn
+    if grid is not None and (grid.size == 0 or grid.min() < 1 or not urn_resolves(delta / 2)):
+        # A p-value of 0 is not a conformal p-value; an empty table needs no urn; a delta the urn's
+        # draws cannot certify leaves closed testing alone, at the whole delta.
+        grid = None
     simes_delta = delta if grid is None else delta / 2
     h = hommel_h(sorted_p, simes_delta)
     urn = None if grid is None else (grid, *urn_template(p_max.shape[0], m, delta / 2))

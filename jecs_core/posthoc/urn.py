@@ -69,6 +69,16 @@ def draw_counts(n: int, m: int, levels: np.ndarray, draws: int, rng: np.random.G
     return counts
 
 
+def _allowed_draws(delta: float) -> int:
+    """How many of the ``DRAWS`` simulated urns may cross a threshold: ``delta`` less two Monte Carlo SEs."""
+    return int(np.floor((delta - 2 * np.sqrt(delta * (1 - delta) / DRAWS)) * DRAWS))
+
+
+def urn_resolves(delta: float) -> bool:
+    """Whether ``DRAWS`` draws can certify the error rate ``delta`` (about 0.001 and above)."""
+    return _allowed_draws(float(delta)) >= 0
+
+
 @lru_cache(maxsize=64)
 def _template(n: int, m: int, delta: float) -> tuple[np.ndarray, np.ndarray]:
     levels = grid_levels(m)
@@ -76,7 +86,9 @@ def _template(n: int, m: int, delta: float) -> tuple[np.ndarray, np.ndarray]:
     w = levels / (m + 1)
     mean = n * w
     sd = np.sqrt(n * w * (1 - w) * (n + m + 1) / (m + 2))  # the beta-binomial standard deviation
-    allowed = int(np.floor((delta - 2 * np.sqrt(delta * (1 - delta) / DRAWS)) * DRAWS))
+    allowed = _allowed_draws(delta)
+    if allowed < 0:
+        raise ValueError(f"delta: {delta:g} is below what {DRAWS:,} urn draws can certify; check urn_resolves(delta)")
     z_max = np.sort(((counts - mean) / sd).max(axis=1))
     lam = z_max[DRAWS - 1 - allowed] if allowed < DRAWS else -np.inf
     thresholds = np.maximum(np.floor(mean + lam * sd).astype(np.int64) + 1, 1)
@@ -109,12 +121,17 @@ def urn_template(n: int, m: int, delta: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def grid_index(p: np.ndarray, m: int) -> np.ndarray | None:
-    """``j`` with ``p = j / (m + 1)`` for every p-value, or ``None`` when some p-value is off the grid."""
+    """``j`` with ``p = j / (m + 1)`` for every p-value, or ``None`` when some p-value is off the grid.
+
+    The tolerance is absolute on the ``j`` scale (a millionth of a grid step, plus the rounding of
+    ``(1 + count) / (m + 1)`` in float64), so a coarser grid never passes as a fine one: p-values
+    ``j' / 100`` are off the grid of ``m = 10**6`` unless they are on it exactly.
+    """
     out = np.empty(p.shape[0], dtype=np.int64)
     for rows in row_blocks(p.shape[0]):  # small buffers beside the export this runs next to
         scaled = p[rows] * (m + 1)
         index = np.rint(scaled)
-        if not np.all(np.abs(scaled - index) <= 1e-6 * np.maximum(1.0, scaled)):
+        if not np.all(np.abs(scaled - index) <= 1e-6 + 8 * np.finfo(float).eps * scaled):
             return None
         out[rows] = index
     return out

@@ -9,7 +9,7 @@ The default selection rule.  With ``p*_i = max_k p_i^k``, ``N = #{p* > lam}``::
 textbook Storey-BH) can push the GCR above alpha when almost every item
 is contaminated; capping at ``1 / w(n)`` and multiplying by the exact correction
 ``c(n) = max_{n0 <= n} E[max(n0 (1 - lam) / (1 + B), w(n) n0 / n)]``,
-``B ~ Binomial(n0 - 1, 1 - lam)``, keeps the bound (``c(n) - 1`` is about 0.001).  Without the cap the rule would select far less than JMCS when
+``B ~ Binomial(n0 - 1, 1 - lam)``, keeps the bound (``c(n) - 1`` is about 0.001 or below).  Without the cap the rule would select far less than JMCS when
 most items are contaminated; with it, it never falls below BH at ``w(n) alpha / c(n)``.
 
 Guarantee (``docs/GUARANTEES.md``): GCR <= alpha for every n when the null
@@ -55,15 +55,16 @@ from .registry import Guarantee, Rule
 DEFAULT_LAMBDA = 0.5
 
 
-def cap_level(n: int) -> float:
-    """``w(n)``: the estimate is capped at ``1 / w(n)``, not at 1 (a fixed function of n).
+def cap_level(n: int, lam: float = DEFAULT_LAMBDA) -> float:
+    """``w(n)``: the estimate is capped at ``1 / w(n)``, not at 1 (a fixed function of n and lam).
 
     ``1 - 1.5 / sqrt(n)`` (about 1.5 standard deviations of Storey's estimate below 1 when
-    every item is null) where ``c(n)`` is computed exactly, ``1 - 3.2 / sqrt(n)`` above
-    that, where the cheaper tail bound must be small by itself; clipped to [0.5, 0.99].
-    Either way ``c(n)`` stays near 1.001.
+    every item is null) where ``c(n)`` is computed exactly; above that, where the cheaper tail
+    bound must be small by itself, ``1 - z / sqrt(n)`` with ``z = 3.2 sqrt(lam / (1 - lam))``
+    (3.2 at lam = 0.5), which puts the cut 3.2 binomial standard deviations out whatever lam
+    is; clipped to [0.5, 0.99]. Either way ``c(n) - 1`` stays about 0.001 or below.
     """
-    z = 1.5 if n <= _EXACT_MAX_N else 3.2
+    z = 1.5 if n <= _EXACT_MAX_N else 3.2 * np.sqrt(lam / (1.0 - lam))
     return float(min(0.99, max(0.5, 1.0 - z / np.sqrt(max(n, 1)))))
 
 # Above this n the exact maximum over n0 is skipped: the tail bound is already 1 to double precision.
@@ -81,7 +82,7 @@ def cap_correction(n: int, lam: float = DEFAULT_LAMBDA) -> float:
     """
     if n < 1:
         return 1.0
-    w = cap_level(n)
+    w = cap_level(n, lam)
     # The bound's term w n0 / n P(B > ...) is largest at n0 = n: a binomial tail over more trials is
     # no smaller, and the factor grows with n0. So one binomial call, not n (about 0.05 s at n = 10^6);
     # w n / n is kept as written so the value is rounded as the term at n0 = n always was.
@@ -177,7 +178,7 @@ def fit_storey_maxp(pvalues, *, lam=DEFAULT_LAMBDA) -> StoreyMaxPFit:
     n = p_star.shape[0]
     m_tail = n - int(np.searchsorted(ordered, lam, side="right"))
     raw = (1 + m_tail) / (max(n, 1) * (1 - lam))
-    pi0 = cap_correction(n, lam) * min(raw, 1.0 / cap_level(n))
+    pi0 = cap_correction(n, lam) * min(raw, 1.0 / cap_level(n, lam))
     return StoreyMaxPFit(p_star, ordered, lam, m_tail, float(pi0))
 
 

@@ -33,7 +33,9 @@ def test_default_on_localhost_is_home_and_working_directory(tmp_path):
     home.mkdir(), cwd.mkdir()
     for address in ("localhost", "127.0.0.1", "::1"):
         settings = load_settings(environ={}, address=address, cwd=cwd, home=home)
-        assert settings.allowed_dirs == (home.resolve(), cwd.resolve()) and settings.scoring_cache_dir is None
+        assert settings.allowed_dirs == (cwd.resolve(), home.resolve()) and settings.scoring_cache_dir is None
+    (cwd / "texts.csv").write_text("text\nx\n")
+    assert resolve_path("texts.csv", settings, what="texts") == (cwd / "texts.csv").resolve()  # as the CLI reads it
 
 
 @pytest.mark.parametrize("address", [None, "", "0.0.0.0", "192.168.1.5"])

@@ -230,3 +230,18 @@ def test_a_graded_metric_uses_the_bootstrap_and_the_sign_flip_and_is_reproducibl
         assert row.bound_low == pytest.approx(clean[: n - x].mean(), abs=1e-12)
         assert row.bound_high == pytest.approx(clean[x:].mean(), abs=1e-12)
     assert board.frame["rank_clean"].tolist() == [1, 2, 3] and board.pairwise["significant"].all()
+
+
+def test_results_that_reach_no_test_item_are_an_error_naming_both_ids(audit):
+    table, results = load_scores(audit.scores), load_results(audit.results)
+    prefixed = ResultsTable(models=results.models, item_ids=np.char.add("x", results.item_ids.astype(str)),
+                            values=results.values)
+    first_test = str(table.test_ids[0])
+    with pytest.raises(ValueError, match=rf"no result for any of the 3000 test items for model\(s\) \['m0', 'm1', 'm2'\] "
+                                         rf"\(the results' first item id is 'x.*' and the table's first test item id "
+                                         rf"'{first_test}'\)"):
+        leaderboard(table, prefixed)
+    one_gone = results.values.copy()
+    one_gone[:, 2] = np.nan  # a model whose every test result is missing cannot be ranked either
+    with pytest.raises(ValueError, match=r"for model\(s\) \['m2'\]"):
+        leaderboard(table, ResultsTable(models=results.models, item_ids=results.item_ids, values=one_gone))

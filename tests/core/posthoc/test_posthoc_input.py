@@ -21,18 +21,26 @@ def test_delta_outside_the_open_unit_interval(delta):
 
 
 @pytest.mark.parametrize("mask, detail", [
-    (np.array([True, False]), "length 3"),
-    (np.array([1, 0, 1]), "dtype int"),
-    ([1.0, 0.0, 1.0], "dtype float"),
+    (np.array([True, False]), "shape (2,)"),
+    (np.array([2, 0, 1]), "dtype int64 with values other than 0 and 1"),
+    ([1.0, 0.5, 1.0], "dtype float64 with values other than 0 and 1"),
     (np.ones((3, 1), dtype=bool), "shape"),
-    ("yes", "dtype"),
+    ("yes", "shape ()"),
+    (np.array(["a", "b", "c"]), "dtype <U1"),
 ])
 def test_mask_of_the_wrong_length_or_type(mask, detail):
-    with pytest.raises(ValueError, match=r"^selected must be a boolean mask of length 3") as info:
+    with pytest.raises(ValueError, match=r"^selected must be a boolean mask \(True/False or 0/1\) of length 3") as info:
         post_hoc_bound(P, mask)
     assert detail in str(info.value)
     with pytest.raises(ValueError, match=r"^selected must be a boolean mask"):
         fit_post_hoc(P).bound(mask)
+
+
+def test_a_0_1_selection_column_is_the_boolean_mask():
+    mask = (1, 0, 1)
+    as_bool = np.array(mask, dtype=bool)
+    for given in (np.array(mask), np.array(mask, dtype=float), list(mask)):
+        assert post_hoc_bound(P, given) == post_hoc_bound(P, as_bool) == fit_post_hoc(P).bound(given)
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -0.1, 1.2])
@@ -57,3 +65,13 @@ def test_path_refuses_bad_alphas_and_unknown_methods():
 def test_accepts_a_max_p_vector_and_an_empty_set():
     assert post_hoc_bound(P.max(axis=1), np.zeros(3, dtype=bool)) == 0
     assert post_hoc_bound(P, MASK) == post_hoc_bound(P.max(axis=1), MASK)
+
+
+def test_metrics_take_the_same_masks():
+    from jecs_core import gcp, selection_metrics
+
+    assert gcp([1, 0, 1, 0], [1, 1, 0, 0]) == gcp(np.array([True, False, True, False]), [True, True, False, False]) == 0.5
+    with pytest.raises(ValueError, match=r"^selected must be a boolean mask .*values other than 0 and 1$"):
+        gcp(np.array([1.0, 0, 0.5, 0]), np.array([1, 1, 0, 0]))
+    with pytest.raises(ValueError, match=r"^contaminated must be a boolean mask"):
+        selection_metrics([True, False], [2, 0])

@@ -95,7 +95,7 @@ def test_the_tail_bound_is_taken_at_n0_equal_to_n():
     cap_correction.cache_clear()
     for n in [1, 2, 9, 64, 300, 2999, 3000, 3001, 4096, 25_000, 250_000]:
         for lam in (0.1, 0.5, 0.9):
-            w, n0 = cap_level(n), np.arange(1, n + 1)
+            w, n0 = cap_level(n, lam), np.arange(1, n + 1)
             every = 1.0 + float(np.max(w * n0 / n * binom_sf(np.floor(n * (1 - lam) / w - 1), n0 - 1, 1 - lam)))
             if n > 3000 or every - 1.0 < 1e-6:  # where the bound itself is returned
                 assert cap_correction(n, lam) == every
@@ -185,3 +185,11 @@ def test_a_calibration_set_too_small_to_reach_alpha_selects_nothing():
     assert fit.pi0_hat < 0.5  # the lift that would have selected
     assert fit.select(0.1).n_selected == 0
     assert fit.select(0.5).n_selected > 0  # once alpha reaches the lattice the rule works again
+
+
+@pytest.mark.parametrize("lam", [0.1, 0.3, 0.5, 0.7, 0.8, 0.9])
+def test_the_large_n_correction_stays_small_for_any_lambda(lam):
+    # Above the exact range the tail bound is c(n); its cut sits 3.2 binomial SDs out for every lambda.
+    for n in (3001, 10_000, 10**6):
+        assert 1.0 <= cap_correction(n, lam) < 1.0015
+    assert cap_level(10_000, 0.5) == pytest.approx(1 - 3.2 / 100)  # the default lambda's level is unchanged
