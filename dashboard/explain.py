@@ -177,20 +177,25 @@ def selection_warnings(table: ScoreTable, comparison: Comparison, *, duplicates=
     out: list[tuple[str | None, str]] = []
     n, m, alpha = table.n, table.m, comparison.alpha
     smallest = smallest_pvalue(m)
-    from jecs_core.checks import find_duplicates, score_direction
+    from jecs_core.checks import ClusterResult, find_duplicates, role_lookalikes, score_direction
 
     direction = score_direction(table)
     if direction.likely_reversed:
         aucs = ", ".join(f"{name} {auc:.2f}" for name, auc in zip(direction.models, direction.auc)
                          if name in direction.reversed_models)
-        out.append((None, "The scores may run the other way (lower = member): the test items score above the "
-                          f"calibration members for {len(direction.reversed_models)} of {len(direction.models)} model(s) "
-                          f"(share of pairs with the test item higher: {aucs}; 1/2 or below is expected), so the max-p "
-                          "values pile up near 1 and the rules select little or nothing. If lower scores mean member, "
-                          'tick "Lower scores = member" on the Data page and upload the file again (the CLI: --lower-is-member).'))
+        fix = ('The table was uploaded with "Lower scores = member" ticked: if larger scores mean member, untick it on '
+               "the Data page and upload the file again." if table.flipped else
+               'If lower scores mean member, tick "Lower scores = member" on the Data page and upload the file again '
+               "(the CLI: --lower-is-member).")
+        out.append((None, f"The scores may run the other way ({'larger' if table.flipped else 'lower'} = member): the "
+                          f"test items score above the calibration members for {len(direction.reversed_models)} of "
+                          f"{len(direction.models)} model(s) (share of pairs with the test item higher: {aucs}; 1/2 or "
+                          f"below is expected), so the max-p values pile up near 1 and the rules select little or "
+                          f"nothing. {fix}"))
     if duplicates is None:
         duplicates = find_duplicates(table, near=table.n <= 5_000)
-    for line in duplicates.warnings():
+    clustered = any(isinstance(result, ClusterResult) for result in comparison.results.values())
+    for line in [*duplicates.warnings(clustered=clustered), *role_lookalikes(table)]:
         text = line.split(": ", 1)[1]  # the page shows warnings in a box: no "warning:" prefix
         out.append((None, text[:1].upper() + text[1:]))
     if smallest > alpha:

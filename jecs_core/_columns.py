@@ -147,7 +147,8 @@ def numeric_column(raw: pd.Series, column: str, where: Where, *, kind_word: str 
         return None, where.problem(column, f"missing {kind_word} (empty or NaN) at {where.rows(missing)}")
     infinite = ~np.isfinite(values)
     if infinite.any():
-        return None, where.problem(column, f"non-finite {kind_word} (inf) at {where.rows(infinite)}")
+        first = float(values[infinite][0])
+        return None, where.problem(column, f"non-finite {kind_word} ({first}) at {where.rows(infinite)}")
     return values, None
 
 

@@ -24,9 +24,10 @@ from ._blocks import read_ahead
 from ._columns import Where, by_split, empty_text, label_column, plain_block, split_rows
 from ._csv_arrow import read_plain_wide_csv
 from ._long import detect_layout
+from ._mixed_columns import mixed_columns
 from .contract import COVARIATE_PREFIX, MEMBER_PREFIX, MIN_CALIBRATION, SCORE_PREFIX, column_roles
 from .formats import table_kind
-from .io import WIDE_HEADER, csv_header, csv_options
+from .io import TEXT_COLUMNS, WIDE_HEADER, csv_header, csv_options
 
 CHUNK_ROWS = 65_536
 # Below this size the whole-file reader's peak is small and its parallel parse the quicker.
@@ -102,6 +103,8 @@ class _Reader:
     def add(self, chunk: pd.DataFrame) -> None:
         if not self._same_types(chunk) or empty_text(chunk["item_id"]).any():
             raise _Refused
+        if mixed_columns(chunk[self.carried]):  # typed one block of rows at a time within the chunk
+            raise _Refused
         is_cal, unknown = split_rows(chunk["split"])
         if unknown.any():
             raise _Refused
@@ -163,10 +166,11 @@ class _Reader:
 
 
 def _chunks(path: Path, header: list[str]):
-    options = csv_options(header)
+    options = csv_options(header, TEXT_COLUMNS)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)  # a row longer than the header
+            warnings.simplefilter("ignore", pd.errors.DtypeWarning)  # a mixed column is refused in add()
             with pd.read_csv(path, chunksize=CHUNK_ROWS, **options) as reader:
                 yield from reader
     except Exception as exc:  # the parser raises many types; the whole-file path words them

@@ -97,6 +97,11 @@ def _number(value, name: str, expected: str) -> float:
     return number
 
 
+def check_finite(value, name: str) -> float:
+    """A finite number (booleans and text refused)."""
+    return _number(value, name, "a finite number")
+
+
 def check_fraction(value, name: str, *, include_zero: bool = True, include_one: bool = True) -> float:
     """A number in [0, 1]; ``include_zero`` / ``include_one`` close or open each end (``(0, 1]`` for a draw fraction)."""
     interval = f"{'[' if include_zero else '('}0, 1{']' if include_one else ')'}"

@@ -89,7 +89,11 @@ def _safe_cells(series: pd.Series) -> pd.Series | None:
     """The column with formula-leading text cells quote-prefixed, or ``None`` when none needs it."""
     if not (pd.api.types.is_object_dtype(series.dtype) or pd.api.types.is_string_dtype(series.dtype)):
         return None
-    hit = series.str.startswith(FORMULA_PREFIXES).fillna(False).to_numpy(dtype=bool)
+    try:
+        hit = series.str.startswith(FORMULA_PREFIXES, na=False).to_numpy(dtype=bool)
+    except (AttributeError, TypeError):  # cells that are not all text (bytes, lists): only text ones can be formulas
+        hit = np.fromiter((isinstance(v, str) and v.startswith(FORMULA_PREFIXES) for v in series.to_numpy(dtype=object)),
+                          dtype=bool, count=len(series))
     if not hit.any():
         return None
     rows = np.flatnonzero(hit)
@@ -201,7 +205,11 @@ def write_files_atomic(writers: Mapping[str | Path, Callable[[Path], None]]) -> 
         for target, writer in writers.items():
             target = Path(target)
             _remove_stale_temps(target)
-            fd, name = tempfile.mkstemp(prefix=f".{target.name}.{_owner_tag()}.", suffix=TEMP_SUFFIX, dir=target.parent)
+            try:
+                fd, name = tempfile.mkstemp(prefix=f".{target.name}.{_owner_tag()}.", suffix=TEMP_SUFFIX,
+                                            dir=target.parent)
+            except OSError as exc:  # name the file asked for, not the temporary one beside it
+                raise OSError(f"{target}: cannot be written in {target.parent} ({exc.strerror})") from None
             os.close(fd)
             os.chmod(name, mode)  # mkstemp makes 0600; the output gets the mode any new file of the user's gets
             temps.append((Path(name), target))

@@ -58,6 +58,12 @@ class CheckedFrame:
     extra_columns: tuple[str, ...]
 
 
+def _split_value(value) -> str:  # an empty cell is no value at all, not an unknown one
+    if value is None or (isinstance(value, float) and value != value) or (isinstance(value, str) and not value.strip()):
+        return "empty value"
+    return f"unknown value {show(value)}"
+
+
 def _header(frame, source: str) -> tuple[pd.DataFrame | None, list[str]]:
     if not isinstance(frame, pd.DataFrame):
         return None, [f"{source}: expected a table (pandas.DataFrame), got {type(frame).__name__}"]
@@ -91,7 +97,7 @@ def _ids_and_split(frame: pd.DataFrame, where: Where) -> tuple[np.ndarray, np.nd
     is_cal, unknown = split_rows(frame["split"])
     if unknown.any():
         problems.append(where.problem(
-            "split", f"unknown value {show(frame['split'].to_numpy()[unknown][0])} at {where.rows(unknown)}; expected one of {list(SPLITS)}"
+            "split", f"{_split_value(frame['split'].to_numpy()[unknown][0])} at {where.rows(unknown)}; expected one of {list(SPLITS)}"
         ))
     return ids, is_cal, problems
 

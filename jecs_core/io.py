@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._arrow_cells import plain_cells
 from ._mixed_columns import text_where_mixed
 from ._writers import (  # noqa: F401  (re-exported: io is the one place to import them from)
     FORMULA_PREFIXES,
@@ -40,6 +41,7 @@ from .formats import suffix, table_kind
 
 # The long layout of a score table (one row per item and model; see jecs_core.data).
 LONG_TABLE_COLUMNS = ("item_id", "split", "model", "score")
+TEXT_COLUMNS = ("item_id", "model")  # names, read as written: an id or a model "01" stays "01"
 # The "all scores" table the scoring engine writes: every detection score of every model.
 ALL_SCORES_COLUMNS = ("item_id", "model", "score_name", "value")
 
@@ -189,6 +191,7 @@ def _read_parquet(handle, source: str) -> pd.DataFrame:
         raise
     except Exception as exc:
         raise ScoreTableError(f"{source}: could not be read as Parquet ({exc.__class__.__name__}: {_one_line(exc)})") from None
+    arrow = plain_cells(arrow, source, ScoreTableError)
     try:
         frame = arrow.to_pandas()
     except Exception as exc:
@@ -243,7 +246,7 @@ def read_table(path: str | Path, *, text_columns=("item_id",)) -> pd.DataFrame:
         raise ScoreTableError(f"{source}: could not be read ({exc.__class__.__name__}: {_one_line(exc.strerror or exc)})") from None
 
 
-def read_table_bytes(data: bytes, name: str) -> pd.DataFrame:
+def read_table_bytes(data: bytes, name: str, *, text_columns=("item_id",)) -> pd.DataFrame:
     """:func:`read_table` for uploaded bytes; ``name``'s extension picks the parser and names the file in errors."""
     source = str(name)
     if not isinstance(data, (bytes, bytearray, memoryview)):
@@ -256,7 +259,7 @@ def read_table_bytes(data: bytes, name: str) -> pd.DataFrame:
 
         return _read_parquet(pa.BufferReader(bytes(data)), source)
     header = csv_header(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline=""), source)
-    return _read_csv(io.BytesIO(data), header, source)
+    return _read_csv(io.BytesIO(data), header, source, text_columns)
 
 
 def pivot_scores(long: pd.DataFrame, score_name: str, *, item_ids=None, models=None) -> pd.DataFrame:

@@ -216,7 +216,8 @@ def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_L
     lambda_grid : sequence of float
         Candidate lambdas for ``lam="auto"``.
     warn : bool
-        Emit :class:`JECSFallbackWarning` when falling back to JMCS.
+        Emit :class:`JECSFallbackWarning` when falling back to JMCS, and a ``UserWarning`` when
+        ``knn`` is more than the chosen tail holds (``k_n`` is then the tail size).
     sorted_p_max : array_like, shape (n,), optional
         ``p_max`` sorted ascending, when the caller has it (its shape is checked, not its order or
         values); sorted here otherwise.
@@ -255,6 +256,9 @@ def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_L
             warnings.warn(reason, JECSFallbackWarning, stacklevel=2)
         return JECSFit(p_star, ordered, grid, mode, None, p_star, ordered, 1.0, reason)
     env = grid.envelopes[grid.chosen]
+    if warn and knn is not None and env.k_n < knn:  # the kNN density needs k_n of the tail's values
+        warnings.warn(f"knn = {knn} is more than the {env.k_n} max-p values above lambda = {env.lam:g}; "
+                      f"k_n = {env.k_n} is used", UserWarning, stacklevel=2)
     # The envelope is non-decreasing, so transforming the sorted values keeps them sorted.
     return JECSFit(p_star, ordered, grid, mode, env, env(p_star), env(ordered), env.pi0_hat, None)
 

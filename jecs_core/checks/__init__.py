@@ -16,12 +16,29 @@ from .duplicates import DuplicateReport, find_duplicates
 
 
 def data_warnings(table, *, direction: DirectionCheck | None = None, duplicates: DuplicateReport | None = None,
-                  near: bool = True) -> list[str]:
-    """One-line warnings about the table itself: reversed scores and duplicated items (empty when clean)."""
+                  near: bool = True, clustered: bool = False) -> list[str]:
+    """One-line warnings about the table itself: reversed scores and duplicated items (empty when clean).
+
+    ``clustered``: the selection keeps or drops each cluster of duplicates as one item.
+    """
     direction = score_direction(table) if direction is None else direction
     duplicates = find_duplicates(table, near=near) if duplicates is None else duplicates
-    return [*direction.warnings(), *duplicates.warnings()]
+    return [*direction.warnings(), *duplicates.warnings(clustered=clustered), *role_lookalikes(table)]
+
+
+ROLE_PREFIXES = {"score_": "a model's scores", "member_": "a model's member labels", "x_": "a covariate"}
+
+
+def role_lookalikes(table) -> list[str]:
+    """A warning for each carried column that would have a role but for its letter case (``Score_m0``)."""
+    found = []
+    for name in table.test_extra.columns:
+        for prefix, role in ROLE_PREFIXES.items():
+            if isinstance(name, str) and name.lower().startswith(prefix) and not name.startswith(prefix):
+                found.append(f"warning: column {name!r} is carried to the export, not read as {role}: the prefix "
+                             f"{prefix!r} is lower case; rename it {prefix + name[len(prefix):]!r} if it holds {role}")
+    return found
 
 
 __all__ = ["ClusterResult", "DirectionCheck", "cluster_comparison", "DuplicateReport", "cluster_pvalues", "data_warnings", "expand_clusters",
-           "find_duplicates", "score_direction"]
+           "find_duplicates", "role_lookalikes", "score_direction"]

@@ -24,6 +24,8 @@ _BUCKETS_FROM = 1024
 # a clear, not a marginal, excess (the exchangeable-null standard error shrinks with n and m).
 REVERSED_AUC = 0.6
 REVERSED_Z = 3.0
+UNDO_ADVICE = ("these scores were read with lower = member (--lower-is-member, or \"Lower scores = member\" on the "
+               "Data page): if larger scores mean member, leave that option out")
 SWITCH_ADVICE = 'tick "Lower scores = member" with the Data page\'s upload, or pass --lower-is-member to the jecs command'
 
 
@@ -89,6 +91,7 @@ class DirectionCheck:
     auc: tuple[float, ...]
     reversed_models: tuple[str, ...]
     share_pmax_high: float
+    flipped: bool = False  # the table was read with lower = member: the advice is then to undo that
 
     @property
     def likely_reversed(self) -> bool:
@@ -98,11 +101,12 @@ class DirectionCheck:
         if not self.reversed_models:
             return []
         aucs = ", ".join(f"{m} {a:.2f}" for m, a in zip(self.models, self.auc) if m in self.reversed_models)
-        return [f"warning: scores may run the other way (lower = member) for {len(self.reversed_models)} of "
+        other = "larger" if self.flipped else "lower"
+        return [f"warning: scores may run the other way ({other} = member) for {len(self.reversed_models)} of "
                 f"{len(self.models)} model(s): test items score above the calibration members (share of pairs "
                 f"with the test item higher: {aucs}; 1/2 or below is expected), and {self.share_pmax_high:.0%} of "
                 f"test items score above the calibration median under every model (every p-value above 1/2); "
-                f"if lower scores mean member, {SWITCH_ADVICE}"]
+                + (UNDO_ADVICE if self.flipped else f"if lower scores mean member, {SWITCH_ADVICE}")]
 
     def to_dict(self) -> dict:
         return {"auc": dict(zip(self.models, self.auc)), "reversed_models": list(self.reversed_models),
@@ -155,4 +159,5 @@ def score_direction(table, *, pvalues: np.ndarray | None = None) -> DirectionChe
     width = ordered.shape[1]
     medians = ordered[:, (width - 1) // 2] / 2 + ordered[:, width // 2] / 2
     high = float(np.mean((table.test > medians).all(axis=1))) if n else 0.0
-    return DirectionCheck(models=tuple(table.models), auc=aucs, reversed_models=flagged, share_pmax_high=high)
+    return DirectionCheck(models=tuple(table.models), auc=aucs, reversed_models=flagged, share_pmax_high=high,
+                          flipped=bool(table.flipped))

@@ -56,17 +56,21 @@ class DuplicateReport:
     def any(self) -> bool:
         return self.n_clusters < self.n
 
-    def warnings(self) -> list[str]:
+    def warnings(self, *, clustered: bool = False) -> list[str]:
+        """One line per finding; ``clustered``: the rules already keep or drop each cluster as one item."""
         found = []
         parts = [f"{rows} items in {groups} group{'s' if groups != 1 else ''} of {what}" for what, groups, rows in (
             ("identical score rows", self.score_groups, self.score_rows),
             ("identical texts", self.text_groups, self.text_rows),
             ("near-duplicate texts", self.near_groups, self.near_rows)) if groups]
         if parts:
+            advice = ("each cluster is kept or dropped as one item, as asked (--cluster duplicates), so alpha bounds "
+                      "the share of selected clusters, not items, that are contaminated" if clustered else
+                      "the rules treat items as independent and can exceed alpha when copies are contaminated together; "
+                      "--cluster duplicates keeps or drops each cluster as one item (alpha then bounds the share of "
+                      "selected clusters, not items, that are contaminated)")
             found.append(f"warning: duplicated test items: {'; '.join(parts)} ({self.n_clusters} clusters among "
-                         f"{self.n} items); the rules treat items as independent and can exceed alpha when copies are "
-                         "contaminated together; --cluster duplicates keeps or drops each cluster as one item (alpha "
-                         "then bounds the share of selected clusters, not items, that are contaminated)")
+                         f"{self.n} items); {advice}")
         if self.m and self.calibration_copies >= CALIBRATION_COPY_SHARE * self.m:
             found.append(f"warning: {self.calibration_copies} of the m = {self.m} calibration rows repeat another "
                          "calibration row's scores; copies make the p-values too small and every rule can exceed alpha; "

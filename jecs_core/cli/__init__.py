@@ -76,9 +76,27 @@ def build_parser(
     return parser
 
 
+def _innermost(parser: argparse.ArgumentParser, argv) -> argparse.ArgumentParser:
+    """The deepest subcommand parser ``argv`` names (``jecs sweep lambda``), else ``parser``."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    while True:
+        choices = next((action.choices for action in parser._actions
+                        if isinstance(action, argparse._SubParsersAction)), None)
+        chosen = next((word for word in words if choices and word in choices), None)
+        if chosen is None:
+            return parser
+        parser, words = choices[chosen], words[words.index(chosen) + 1:]
+
+
 def run(parser: argparse.ArgumentParser, argv=None) -> int:
     """Parse ``argv`` and run the chosen command; user errors are one line on stderr and exit 2."""
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # the subcommand's own usage names its options, not the top level's
+        _innermost(parser, argv).error(f"unrecognized arguments: {' '.join(unknown)}")
+    for name, value in vars(args).items():  # an empty file name would read as "not asked for"
+        if (name == "out" or name.endswith("_out") or name == "lm_eval_samples") and value is not None \
+                and not str(value).strip():
+            _innermost(parser, argv).error(f"argument --{name.replace('_', '-')}: give a file name, got {value!r}")
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2

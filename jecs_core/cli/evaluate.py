@@ -12,7 +12,7 @@ from .._validation import check_alpha, check_positive_int
 from ..envelope import DEFAULT_LAMBDA_GRID
 from ..evaluate.defaults import DEFAULT_SWEEP_KNNS, DEFAULT_SWEEP_LAMBDAS, DEFAULT_SWEEP_RHOS, methods_taking
 from ..rules import METHODS
-from .options import add_table_options
+from .options import add_table_options, check_outputs
 from .progress import add_progress_option, progress_bar
 
 
@@ -133,12 +133,14 @@ def _register_evaluate(subparsers) -> None:
     add_table_options(parser)
     _add_run_options(parser, alphas="0.1,0.2,0.3", methods=",".join(METHODS))
     _add_jecs_options(parser)
-    parser.add_argument("--per-rep-out", default=None, help="also write every repetition's GCP, power and selection size (.csv)")
+    parser.add_argument("--per-rep-out", default=None,
+                        help="also write every repetition's GCP, power and selection size (.csv or .parquet)")
     parser.add_argument("--twin", action="store_true",
                         help="also estimate each rule's unconditional GCR on fresh synthetic tables matched to this "
                         "audit (needs no labels; seconds), printed beside the protocol's numbers")
-    parser.add_argument("--twin-tables", default="200", help="fresh twin tables per exposure pattern (default 200)")
-    parser.add_argument("--twin-out", default=None, help="write the twin summary (.csv or .parquet)")
+    parser.add_argument("--twin-tables", default=None, help="with --twin: fresh twin tables per exposure pattern "
+                        "(default 200)")
+    parser.add_argument("--twin-out", default=None, help="with --twin: write the twin summary (.csv or .parquet)")
     parser.set_defaults(handler=run_evaluate)
 
 
@@ -204,7 +206,10 @@ def _register_rho(kinds) -> None:
 
 
 def _twin_tables(args: argparse.Namespace) -> int:
-    tables = _int(args.twin_tables, "--twin-tables")
+    for flag, given in (("--twin-tables", args.twin_tables), ("--twin-out", args.twin_out)):
+        if given is not None and not args.twin:
+            raise ValueError(f"{flag}: applies to the twin estimate, which runs only with --twin; add --twin")
+    tables = _int(args.twin_tables or "200", "--twin-tables")
     if tables < 2:
         raise ValueError(f"--twin-tables: tables must be at least 2, got {tables}")
     return tables
@@ -215,13 +220,11 @@ def run_evaluate(args: argparse.Namespace) -> int:
     from ..data import load_scores
     from ..diagnostics import twin_evaluate
     from ..evaluate import evaluate, format_evaluation, format_twin_comparison
-    from ..io import check_output_path
 
     options = _run_options(args)
     twin_tables = _twin_tables(args)  # checked before the protocol runs
-    for flag, out in (("--out", args.out), ("--twin-out", args.twin_out), ("--per-rep-out", args.per_rep_out)):
-        if out:  # a bad output path fails before any work, not after it
-            check_output_path(out, inputs=(args.scores,), what=flag)
+    check_outputs((("--out", args.out), ("--twin-out", args.twin_out), ("--per-rep-out", args.per_rep_out)),
+                  inputs=(args.scores,))
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
     rule_options = {"lam": _lam(args.lam), "knn": _int(args.knn, "--knn"),
                     "lambda_grid": _floats(args.lambda_grid, "--lambda-grid")}

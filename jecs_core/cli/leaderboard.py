@@ -10,7 +10,7 @@ import numpy as np
 
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY
 from ..shift.methods import SHIFT_METHODS
-from .options import add_table_options, alpha_arg, lam_arg, positive_int
+from .options import add_table_options, alpha_arg, lam_arg, positive_int, seed_arg
 
 
 def register(subparsers) -> None:
@@ -40,7 +40,7 @@ def register(subparsers) -> None:
     parser.add_argument("--shift-method", choices=SHIFT_METHODS, default="auto", help="as for `jecs select` (default auto)")
     parser.add_argument("--post-hoc-delta", type=alpha_arg, default=0.1,
                         help="error level of the bound on contaminated items left in the subset (default 0.1: 90%% confidence)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and sign-flip draws (metrics not 0/1)")
+    parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the bootstrap and sign-flip draws (metrics not 0/1)")
     parser.add_argument("--out", default=None, help="write the leaderboard CSV (or .parquet) here")
     parser.add_argument("--pairwise-out", default=None, help="write the pairwise table CSV (or .parquet) here")
     parser.add_argument("--raw-cells", action="store_true",
@@ -66,12 +66,15 @@ def check_lm_eval_samples_args(args: argparse.Namespace, inputs=(), outputs=()) 
     path, task = getattr(args, "lm_eval_samples", None), getattr(args, "task", None)
     if path is None and task is None:
         return
-    if path is None or task is None or not str(task).strip():
+    if path is None or task is None:
         raise ValueError("--lm-eval-samples and --task go together: --lm-eval-samples KEEP.json --task TASK")
+    if not str(task).strip() or str(task) != str(task).strip():
+        raise ValueError(f"--task: an lm-eval task name without surrounding spaces, got {task!r}")
     check_output_path(path, suffixes=(".json",), inputs=inputs, what="--lm-eval-samples")
     clash = [str(out) for out in outputs if out is not None and Path(out).resolve() == Path(path).resolve()]
     if clash:
-        raise ValueError(f"--lm-eval-samples: {path} is also written as {clash[0]}; name another file")
+        raise ValueError(f"--lm-eval-samples: {path} is also written by this command (the selection's JSON sidecar "
+                         "sits beside --out under the same name); name another file")
 
 
 def write_lm_eval_selection(args: argparse.Namespace, item_ids, selected) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .._validation import check_alpha, check_fraction, check_positive_int, check_positive_number
+from .._validation import check_alpha, check_finite, check_fraction, check_positive_int, check_positive_number, check_seed
 from ..rules.options import LAM
 
 
@@ -23,6 +23,38 @@ def _typed(text: str, convert, check, expected: str, *args, **kwargs):
 def alpha_arg(text: str) -> float:
     """A number in (0, 1)."""
     return _typed(text, float, check_alpha, "a number in (0, 1)", "value")
+
+
+def check_outputs(flags, *, inputs=()) -> None:
+    """Each given ``(flag, path)`` output checked before any work (extension, directory, not an input),
+    and no two flags naming the same file."""
+    from ..io import check_output_path
+
+    written = {}
+    for flag, out in flags:
+        if out:
+            path = check_output_path(out, inputs=inputs, what=flag).resolve()
+            if path in written:
+                raise ValueError(f"{written[path]} and {flag} name the same file {out}; give each its own")
+            written[path] = flag
+
+
+def seed_arg(text: str) -> int:
+    """A non-negative integer (the one seed convention)."""
+    return _typed(text, int, check_seed, "a non-negative integer", "value")
+
+
+def interval_arg(*, include_zero: bool, include_one: bool):
+    """An argparse type for a number in [0, 1] with each end closed or open (:func:`fraction_arg`: both closed)."""
+    def parse(text: str) -> float:
+        return _typed(text, float, check_fraction, "a number", "value", include_zero=include_zero,
+                      include_one=include_one)
+    return parse
+
+
+def finite_arg(text: str) -> float:
+    """A finite number."""
+    return _typed(text, float, check_finite, "a number", "value")
 
 
 def lam_arg(text: str):

@@ -78,11 +78,11 @@ def _shifted(args, table):
         check = table_shift_check(table, covariates=args.covariates or "all")
         shift = None if args.covariates is None else table_shift_pvalues(table, covariates=args.covariates, method=args.shift_method)
     except ValueError as exc:  # an unknown covariate, nothing to check
-        raise ValueError(f"--covariates: {exc}") from exc
+        raise ValueError(f"{'--covariates' if args.covariates is not None else '--shift-check'}: {exc}") from exc
     return check, shift
 
 
-def _table_checks(table, duplicates, plain_pvalues: Future):
+def _table_checks(table, duplicates, plain_pvalues: Future, clustered: bool = False):
     """The reversed-score check and the table's own warnings (reversed scores, duplicates; a duplicate
     search already run is reused).
 
@@ -94,7 +94,7 @@ def _table_checks(table, duplicates, plain_pvalues: Future):
 
     duplicates = find_duplicates(table) if duplicates is None else duplicates
     direction = score_direction(table, pvalues=result_while_main_runs(plain_pvalues))
-    return direction, data_warnings(table, direction=direction, duplicates=duplicates)
+    return direction, data_warnings(table, direction=direction, duplicates=duplicates, clustered=clustered)
 
 
 def _pvalues_beside_checks(args, table, duplicates, beside: ThreadPoolExecutor):
@@ -108,7 +108,7 @@ def _pvalues_beside_checks(args, table, duplicates, beside: ThreadPoolExecutor):
     if not shares:
         plain.set_result(None)
     try:
-        checked = beside.submit(_table_checks, table, duplicates, plain)
+        checked = beside.submit(_table_checks, table, duplicates, plain, args.cluster != "none")
         check, shift = _shifted(args, table)
         pvalues = table_pvalues(table) if shift is None else shift.pvalues
         pvalues.setflags(write=False)  # the comparison keeps it as it is, without a copy

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .options import positive_int
+from .options import finite_arg, interval_arg, positive_int, seed_arg
 
 
 def register(subparsers) -> None:
@@ -18,12 +18,16 @@ def register(subparsers) -> None:
         "Bernoulli(contamination), scores mu*M + N(0,1) (paper appendix, synthetic setup).",
     )
     parser.add_argument("--out", required=True, help="output file (.csv or .parquet)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument("--pool-size", type=positive_int, default=1200)
+    parser.add_argument("--seed", type=seed_arg, default=0, help="random seed, a non-negative integer (default 0)")
+    parser.add_argument("--pool-size", type=positive_int, default=1200,
+                        help="items in the pool, calibration and test together (default 1200)")
     parser.add_argument("--models", type=positive_int, default=4, help="number of models K (default 4)")
-    parser.add_argument("--calibration-fraction", type=float, default=0.3)
-    parser.add_argument("--contamination", type=float, default=0.3)
-    parser.add_argument("--mu", type=float, default=4.0)
+    parser.add_argument("--calibration-fraction", type=interval_arg(include_zero=False, include_one=False), default=0.3,
+                        help="share of the pool drawn as calibration items, in (0, 1) (default 0.3)")
+    parser.add_argument("--contamination", type=interval_arg(include_zero=True, include_one=True), default=0.3,
+                        help="chance that a test item is in a given model's training data, in [0, 1] (default 0.3)")
+    parser.add_argument("--mu", type=finite_arg, default=4.0,
+                        help="score shift of a member over a non-member, in standard deviations (default 4)")
     parser.set_defaults(handler=run)
 
 

@@ -67,8 +67,7 @@ class AuditDiagnostics:
     def verdict(self) -> str:
         """One sentence on the paper's JECS for this audit."""
         if self.reversed_scores:
-            return ("paper's JECS safe regime: not assessed (the scores may run the other way: lower = member; "
-                    "see the warning)")
+            return "paper's JECS safe regime: not assessed (the scores may run the other way; see the warning)"
         if self.jecs_safe is None:
             return f"paper's JECS safe regime: not assessed (no twin check{': ' + self.twin_skipped if self.twin_skipped else ''})"
         if self.jecs_safe:

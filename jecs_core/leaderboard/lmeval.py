@@ -21,7 +21,9 @@ from .results import ResultsTable, check_metric
 
 DEFAULT_LM_EVAL_METRIC = "acc"
 SAMPLES_GLOB = "samples_*.jsonl"
-_INTEGER = re.compile(r"-?\d+")
+# A doc index as lm-eval numbers documents: ASCII digits, no sign, no leading zero ("0101" and "101"
+# would become one index; "-5" and Arabic-Indic digits are no index at all).
+_INTEGER = re.compile(r"0|[1-9][0-9]*")
 
 
 def _split_metric(metric: str) -> tuple[str, str | None]:
@@ -151,7 +153,8 @@ def samples_table(per_model: dict[str, dict[str, float]], *, metric: str, models
 
 
 def lm_eval_sample_ids(item_ids) -> list:
-    """Item ids for ``lm_eval --samples``: integers when every id is one, the text otherwise."""
+    """Item ids for ``lm_eval --samples``: integers when every id is a doc index (``0``, ``17``; not ``017``,
+    ``-5``), the text otherwise."""
     ids = [str(i) for i in item_ids]
     if all(_INTEGER.fullmatch(i) for i in ids):
         return [int(i) for i in ids]

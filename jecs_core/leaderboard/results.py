@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..io import read_table, read_table_bytes
+from ..io import TEXT_COLUMNS, read_table, read_table_bytes
 
 DEFAULT_METRIC = "correct"
 
@@ -218,11 +218,11 @@ def results_from_frame(frame: pd.DataFrame, *, metric: str | None = None, models
 
 def read_results_file(path: str | Path, *, metric: str | None = None, models=None) -> ResultsTable:
     """:func:`results_from_frame` on a ``.csv`` or ``.parquet`` file read by :func:`jecs_core.io.read_table`."""
-    frame = read_table(path, text_columns=("item_id", "model"))
+    frame = read_table(path, text_columns=TEXT_COLUMNS)
     return results_from_frame(frame, metric=metric, models=models, source=str(path))
 
 
 def read_results_bytes(data: bytes, name: str, *, metric: str | None = None, models=None) -> ResultsTable:
     """:func:`read_results_file` for uploaded bytes; ``name``'s extension picks the parser."""
-    frame = read_table_bytes(data, name)
+    frame = read_table_bytes(data, name, text_columns=TEXT_COLUMNS)
     return results_from_frame(frame, metric=metric, models=models, source=str(name))

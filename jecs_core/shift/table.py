@@ -108,6 +108,9 @@ def table_shift_check(table, *, covariates="all", use_text: bool = True, n_permu
     """
     test_text, cal_text = table_texts(table) if use_text else (None, None)
     no_covariates = covariates is None or (isinstance(covariates, str) and covariates == "all" and not table.covariate_names)
+    if no_covariates and (test_text is None or cal_text is None):
+        raise ValueError("the table has no x_<name> covariate columns and no 'text' column in both splits; the "
+                         "calibration-shift check compares the splits on those")
     if no_covariates:
         names, test_X, cal_X = None, None, None
     else:

@@ -195,7 +195,7 @@ def test_a_missing_split_cell_is_refused_at_its_row(cell):
                           "split": ["calibration"] * 3 + [" Test", cell, "TEST"],
                           "score_a": np.arange(6.0)})
     (problem,) = validate_frame(frame, source="t.csv")
-    assert problem.startswith("t.csv: column 'split': unknown value") and "at row 5" in problem
+    assert problem.startswith("t.csv: column 'split': empty value at row 5")
 
 
 def test_split_words_are_matched_after_trimming_and_case():

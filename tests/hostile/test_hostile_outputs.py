@@ -45,7 +45,7 @@ def test_evaluate_csv_cells_are_spreadsheet_safe(tmp_path, capsys):
 @pytest.mark.parametrize("flag", ["--out", "--twin-out", "--per-rep-out"])
 def test_evaluate_names_the_output_flag_it_refuses(tmp_path, capsys, flag):
     missing = tmp_path / "nowhere" / "r.csv"
-    code = main(["evaluate", SAMPLE, "--reps", "2", flag, str(missing)])
+    code = main(["evaluate", SAMPLE, "--reps", "2", flag, str(missing), *(["--twin"] if flag == "--twin-out" else [])])
     captured = capsys.readouterr()
     assert code == 2 and captured.err == f"jecs evaluate: error: {flag}: directory {missing.parent} does not exist\n"
     assert "GCP" not in captured.out

@@ -85,7 +85,9 @@ def test_select_writes_the_lm_eval_samples_of_the_exported_rule(tmp_path, capsys
     (["--lm-eval-samples", "keep.json"], "--lm-eval-samples and --task go together"),
     (["--task", "arc"], "--lm-eval-samples and --task go together"),
     (["--lm-eval-samples", "keep.txt", "--task", "arc"], "must end in .json"),
-    (["--lm-eval-samples", "sel.json", "--task", "arc", "--out", "sel.csv"], "is also written as"),
+    (["--lm-eval-samples", "sel.json", "--task", "arc", "--out", "sel.csv"], "is also written by this command"),
+    (["--lm-eval-samples", "keep.json", "--task", ""], "--task: an lm-eval task name without surrounding spaces, got ''"),
+    (["--lm-eval-samples", "keep.json", "--task", " arc "], "got ' arc '"),
 ])
 def test_select_refuses_bad_lm_eval_samples_arguments_before_any_work(extra, message, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)

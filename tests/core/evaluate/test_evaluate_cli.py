@@ -121,7 +121,7 @@ def test_cli_sweeps_print_blocks(argv, tmp_path, capsys):
 
 def test_cli_rho_sweep_matches_the_library(capsys):
     assert main(["sweep", "rho", "--rhos", "0.5", "--pool-size", "200", "--models", "3", "--reps", "6",
-                 "--methods", "jecs", "--pool-seed", "4", "--out", ""]) == 0
+                 "--methods", "jecs", "--pool-seed", "4"]) == 0
     frame = sweep_rho(lambda rho: three_block(np.random.default_rng(4), pool_size=200, n_models=3, rho=rho),
                       rhos=(0.5,), reps=6, methods=("jecs",))
     assert f"{frame['gcp'].iloc[0]:.3f}" in capsys.readouterr().out
