@@ -165,7 +165,10 @@ def compare_pvalues(
     >>> int(comparison.selected("jmcs").sum())
     3
     """
-    p = frozen(check_pvalue_matrix(pvalues))  # a read-only copy of a writeable input: the results stay true to it
+    p = check_pvalue_matrix(pvalues)
+    # A read-only copy of a writeable input, so the results stay true to it; inside a sharing_max_p
+    # block the caller shares this very matrix (and its max-p) on purpose: it is kept as it is.
+    p = p if shared_p_max(p) is not None else frozen(p)
     alpha = check_alpha(alpha)
     names = _check_methods(methods)
     models = tuple(models) if models is not None else tuple(f"m{k}" for k in range(p.shape[1]))
