@@ -109,6 +109,9 @@ def check_header(names, source: str) -> list[str]:
     empty = [i + 1 for i, n in enumerate(names) if not n.strip()]
     if empty:
         raise ScoreTableError(f"{source}: column {empty[0]} has an empty header; name every column")
+    broken = [n for n in names if any(ord(ch) < 32 for ch in n)]  # a line break would split every printed table
+    if broken:
+        raise ScoreTableError(f"{source}: column name {broken[0]!r} holds a line break or control character; rename it")
     seen: dict[str, int] = {}
     for i, name in enumerate(names):
         if name in seen:

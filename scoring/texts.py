@@ -76,12 +76,18 @@ def validate_texts(frame: pd.DataFrame, *, source: str = "texts table") -> pd.Da
     dup = ids[ids.duplicated()]
     if not dup.empty:
         raise ValueError(f"{source}: column 'item_id' must be unique; repeated: {list(dup.unique()[:5])}")
-    bad = ~frame["split"].isin(SPLITS)
+    # As in a score table: any letter case, spaces around the word ignored; a missing cell is no split.
+    words = frame["split"].where(frame["split"].notna(), "").astype(str).str.strip().str.lower()
+    bad = ~words.isin(SPLITS)
     if bad.any():
         raise ValueError(
             f"{source}: column 'split' must be 'calibration' or 'test'; found "
             f"{sorted(map(str, frame.loc[bad, 'split'].unique()))[:5]}"
         )
+    scores = [c for c in frame.columns if isinstance(c, str) and c.startswith("score_")]
+    if scores:
+        raise ValueError(f"{source}: column(s) {scores} would be read as models' scores in the score table this "
+                         "writes; rename them (a texts table holds item_id, split, text and columns to carry)")
     out = frame.copy()
     text = out["text"]
     out["text"] = text.where(text.notna(), "").astype(str)

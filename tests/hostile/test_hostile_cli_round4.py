@@ -156,3 +156,12 @@ def test_cells_are_named_as_found(tmp_path, capsys):
     frame.loc[151, "split"] = np.nan
     frame.to_csv(tmp_path / "split.csv", index=False)
     assert "column 'split': empty value at row 152" in _run(capsys, "select", tmp_path / "split.csv")[2]
+
+
+@pytest.mark.parametrize("name", ["score_a\nb", "score_a\tb", "no\x07te"])
+def test_a_column_name_with_a_line_break_is_refused(tmp_path, capsys, name):
+    frame = _table(K=1).rename(columns={"score_m0": "score_a"})
+    frame[name] = 1.0
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    code, _, err = _run(capsys, "select", tmp_path / "t.csv")
+    assert code == 2 and f"column name {name!r} holds a line break or control character" in err
