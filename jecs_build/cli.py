@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from jecs_core.cli.options import alphas_arg, fraction_arg, positive_float, positive_int
+from jecs_core.cli.options import alphas_arg, fraction_arg, positive_float, positive_int, seed_arg
 
 from .common import DEFAULT_CACHE_DIR, STAGES
 
@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--lr", type=positive_float, default=1e-3, help="learning rate (default 1e-3)")
     g.add_argument("--batch-size", type=positive_int, default=8, help="batch size (default 8)")
     g.add_argument("--max-tokens", type=positive_int, default=128, help="tokens per text in training and scoring (default 128)")
-    g.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
+    g.add_argument("--seed", type=seed_arg, default=0, help="base seed, a non-negative integer (default 0)")
     g.add_argument("--allow-pickle-weights", action="store_true",
                    help="accept a base model with pickled pytorch_model.bin weights (refused by default)")
     g = parser.add_argument_group("output")
@@ -71,7 +71,7 @@ def register(subparsers) -> argparse.ArgumentParser:
         "build-sample",
         help="build a real labelled sample: K LoRA fine-tunes with controlled contamination",
         description="Corpus -> pool -> three-block split -> K LoRA fine-tunes -> detection scores -> "
-        "a labelled wide table (Min-K%%++), the long table of all scores and a provenance JSON. "
+        "a labelled wide table (Min-K%++), the long table of all scores and a provenance JSON. "
         "Resumes from its cache when interrupted. Needs the scoring extra (torch, transformers, peft).",
     )
     add_arguments(parser)

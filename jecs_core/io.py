@@ -109,7 +109,8 @@ def check_header(names, source: str) -> list[str]:
     empty = [i + 1 for i, n in enumerate(names) if not n.strip()]
     if empty:
         raise ScoreTableError(f"{source}: column {empty[0]} has an empty header; name every column")
-    broken = [n for n in names if any(ord(ch) < 32 for ch in n)]  # a line break would split every printed table
+    # A line break would split every printed table (a tab is left to the tab-separated file's own hint).
+    broken = [n for n in names if any(ord(ch) < 32 and ch != "\t" for ch in n)]
     if broken:
         raise ScoreTableError(f"{source}: column name {broken[0]!r} holds a line break or control character; rename it")
     seen: dict[str, int] = {}

@@ -128,12 +128,33 @@ def _check_output(path: Path | None, option: str, *, inputs) -> None:
     check_output_path(path, suffixes=WRITE_SUFFIXES, inputs=inputs, what=option)
 
 
+def _check_planned_header(texts, models) -> None:
+    """Refuse now, before any model loads, a score table ``jecs select`` would refuse for its names (a reserved
+    model name, a column named like the export's); labels of models not scored in this run are warned about
+    (models scored in batches are joined later)."""
+    import numpy as np
+    import pandas as pd
+
+    from jecs_core.contract import Where, column_roles
+
+    planned = pd.DataFrame(columns=[*texts.columns, *(f"score_{name}" for name in models)])
+    problems = column_roles(planned, Where("the score table", np.arange(0), False))[-1]
+    labels = [p for p in problems if "member columns do not match" in p]
+    for line in labels:
+        print(f"warning: {line}; jecs select reads it once every labelled model has its score column", file=sys.stderr)
+    names = [p for p in problems if p not in labels]
+    if names:
+        raise ValueError(f"{names[0]}; it would be refused when read, so nothing was scored")
+
+
 def _write_table(frame, path: Path) -> None:
-    # The core's one writer: atomic, spreadsheet-safe text cells (texts may start with "=").
+    # The core's one writer (atomic), cells as they are: this table is the next command's input, and
+    # a quote put before an id such as "-q0" would part it from the benchmark's own. The exports meant
+    # for spreadsheets (jecs select --out, the leaderboard) neutralise formula-like cells.
     from jecs_core.io import write_table
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_table(frame, path)
+    write_table(frame, path, spreadsheet_safe=False)
 
 
 def handle_score(args: argparse.Namespace) -> int:
@@ -182,6 +203,7 @@ def handle_score(args: argparse.Namespace) -> int:
     hf_logging.disable_progress_bar()
 
     texts = read_texts(args.texts)
+    _check_planned_header(texts, models)
     # Cache problems are reported, not fatal: the part is set aside and its rows scored again.
     with progress_bar(args, desc="jecs score", unit="text") as progress, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CacheWarning)

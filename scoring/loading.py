@@ -183,6 +183,9 @@ def load_model(
         tokenizer = AutoTokenizer.from_pretrained(source.directory, **kwargs)
     except Exception as exc:  # noqa: BLE001
         raise ModelLoadError(f"{source.display}: the tokenizer could not be loaded ({_one_line(exc)})") from None
+    if not tokenizer("The quick brown fox.")["input_ids"]:  # a directory without tokenizer files loads an empty one
+        raise ModelLoadError(f"{source.display}: the tokenizer turns text into no tokens; save the model's tokenizer "
+                             "files (tokenizer.json or tokenizer_config.json and its vocabulary) in the directory")
     if not source.gguf_file:
         kwargs["use_safetensors"] = use_safetensors
     try:

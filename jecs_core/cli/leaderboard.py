@@ -10,7 +10,7 @@ import numpy as np
 
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY
 from ..shift.methods import SHIFT_METHODS
-from .options import add_table_options, alpha_arg, lam_arg, positive_int, seed_arg
+from .options import add_rule_options, add_table_options, alpha_arg, rule_options, seed_arg
 
 
 def register(subparsers) -> None:
@@ -34,8 +34,6 @@ def register(subparsers) -> None:
     parser.add_argument("--alpha", type=alpha_arg, default=0.1, help="target global contamination rate (default 0.1)")
     parser.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
                         help=f"selection rule of the clean subset (default {DEFAULT_METHOD})")
-    parser.add_argument("--lam", type=lam_arg, default="auto", help="right-tail threshold lambda: 'auto' (default) or a number")
-    parser.add_argument("--knn", type=positive_int, default=None, help="kNN size k_n (default ceil(sqrt(m_R)))")
     parser.add_argument("--covariates", default=None, help="covariate columns for shift-aware p-values, as for `jecs select`")
     parser.add_argument("--shift-method", choices=SHIFT_METHODS, default="auto", help="as for `jecs select` (default auto)")
     parser.add_argument("--post-hoc-delta", type=alpha_arg, default=0.1,
@@ -45,6 +43,7 @@ def register(subparsers) -> None:
     parser.add_argument("--pairwise-out", default=None, help="write the pairwise table CSV (or .parquet) here")
     parser.add_argument("--raw-cells", action="store_true",
                         help="write text cells as they are (default: a leading ' before = + - @ so a spreadsheet shows text)")
+    add_rule_options(parser)  # the rules' own options, as `jecs select` takes them
     parser.set_defaults(handler=run)
 
 
@@ -169,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     source = args.results[0] if len(args.results) == 1 else args.results
     results = load_results(source, metric=args.metric, id_field=args.id_field)
     board = leaderboard(table, results, alpha=args.alpha, method=args.method, delta=args.post_hoc_delta,
-                        lam=args.lam, knn=args.knn, covariates=_covariates(args.covariates),
+                        **rule_options(args), covariates=_covariates(args.covariates),
                         shift_method=args.shift_method, seed=args.seed)
     print(format_leaderboard(board, scores=args.scores, results=" ".join(args.results)))
     for line in board.warnings:  # one line each, on stderr so the table stays parseable

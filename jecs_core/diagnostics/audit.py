@@ -154,6 +154,7 @@ def audit_diagnostics(table, *, alpha: float = 0.1, lam="auto", knn: int | None 
     table = as_table(table)
     alpha = check_alpha(alpha)
     twin_tables = check_count(twin_tables, "twin_tables", 2)
+    bootstrap = check_count(bootstrap, "bootstrap", 2)  # named here: pi0_bootstrap calls it reps
     if pvalues is not None:
         pvalues = check_pvalue_matrix(pvalues)
         if pvalues.shape != (table.n, table.K):

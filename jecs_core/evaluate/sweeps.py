@@ -65,6 +65,13 @@ def _sweep_settings(table, parameter: str, entries: Sequence[tuple[str, float, R
     """One protocol run with several option settings; rows for every setting."""
     table, alphas, reps, seed, methods, draw_fraction, workers, progress = _common(
         table, alphas, reps, seed, methods, draw_fraction, workers, progress)
+    labels = [label for label, _, _ in entries]
+    twice = sorted({label for label in labels if labels.count(label) > 1})
+    if twice:  # one row per setting: a repeat would print once and be written twice
+        raise ValueError(f"{parameter}s: setting(s) {twice} given more than once; give each once")
+    too_big = [value for _, value, _ in entries if parameter == "knn" and value > table.n]
+    if too_big:  # as jecs select refuses it: k_n is at most the tail, itself at most n
+        raise ValueError(f"knns: {int(too_big[0])} is more than the n = {table.n} test items")
     plan = draw_plan(table.m, table.n, reps=reps, fraction=draw_fraction, seed=seed)
     settings = [s for _, _, s in entries]
     runs = run_protocol(table, plan, alphas=alphas, methods=methods, settings=settings, workers=workers, progress=progress)

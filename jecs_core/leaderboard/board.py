@@ -76,6 +76,10 @@ class Leaderboard:
     level: float = 0.05
     warnings: tuple[str, ...] = field(default=())
 
+    def __post_init__(self):
+        for values in (self.selected, self.clean_ids):  # n_clean and the exports read them
+            values.setflags(write=False)
+
     @property
     def n_clean(self) -> int:
         return int(self.selected.sum())
@@ -188,7 +192,7 @@ def _model_rows(values, selected, *, binary, confidence, max_contaminated, rng) 
 def leaderboard(table: ScoreTable, results: ResultsTable, *, alpha: float = 0.1, method: str | None = None,
                 delta: float = 0.1, confidence: float = 0.95, level: float = 0.05, lam="auto", knn: int | None = None,
                 lambda_grid=DEFAULT_LAMBDA_GRID, covariates=None, shift_method: str = "auto", seed: int = 0,
-                pvalues=None) -> Leaderboard:
+                pvalues=None, **options) -> Leaderboard:
     """Rank the models on the clean subset ``jecs select`` picks at the same settings, beside the full benchmark.
 
     Parameters
@@ -209,6 +213,9 @@ def leaderboard(table: ScoreTable, results: ResultsTable, *, alpha: float = 0.1,
         Family-wise error rate of the pairwise table's ``significant`` (Holm).
     lam, knn, lambda_grid, covariates, shift_method
         As for ``jecs select`` (:func:`jecs_core.compare_methods`).
+    **options
+        Further declared rule options (e.g. ``storey_lam`` of the default rule), as for
+        :func:`jecs_core.compare_pvalues`: the selection is the one ``jecs select`` makes with them.
     seed : int
         Seeds the bootstrap and sign-flip draws (non-0/1 metrics only).
     pvalues : numpy.ndarray, shape (n, K), optional
@@ -256,7 +263,7 @@ def leaderboard(table: ScoreTable, results: ResultsTable, *, alpha: float = 0.1,
         raise ValueError(f"pvalues must have the shape (n, K) = ({table.n}, {table.K}) of the table's test items and "
                          f"models, got {np.shape(pvalues)}")
     comparison = compare_pvalues(pvalues, alpha=alpha, methods=[name], lam=lam, knn=knn,
-                                 lambda_grid=lambda_grid, models=table.models)
+                                 lambda_grid=lambda_grid, models=table.models, **options)
     selected = np.asarray(comparison.selected(name), dtype=bool)
     bound = int(post_hoc_bound(comparison.pvalues, selected, delta=delta, calibration_size=table.m))
     binary = results.binary

@@ -92,9 +92,13 @@ def parse_samples_lines(lines, *, metric: str, id_field: str | None, source: str
 
 
 def _samples_file(path: Path) -> Path:
-    """``path`` itself, or the one sample log in directory ``path``."""
+    """``path`` itself, or the one sample log in directory ``path`` (or in its one sub-directory: lm-eval
+    writes ``--output_path DIR`` runs into ``DIR/<model name>/``)."""
     if path.is_dir():
         found = sorted(path.glob(SAMPLES_GLOB))
+        if not found:
+            nested = [d for d in sorted(path.iterdir()) if d.is_dir() and any(d.glob(SAMPLES_GLOB))]
+            found = sorted(nested[0].glob(SAMPLES_GLOB)) if len(nested) == 1 else found
         if len(found) != 1:
             names = [f.name for f in found]
             raise ValueError(f"{path}: expected one {SAMPLES_GLOB} file in this directory, found {len(found)} {names}; "

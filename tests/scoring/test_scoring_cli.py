@@ -255,4 +255,5 @@ def test_a_terminal_gets_one_bar_that_counts_every_text_and_names_the_model(mode
 @pytest.mark.parametrize("stderr, extra", [(io.StringIO(), ()), (Terminal(), ("--no-progress",))])
 def test_a_pipe_or_no_progress_draws_no_bar(models, texts_csv, tmp_path, monkeypatch, stderr, extra):
     assert _bars(models, texts_csv, tmp_path, monkeypatch, stderr, *extra) == []
-    assert stderr.getvalue() == ""
+    # Only the line that the table labels models this run does not score (the fixture scores one of three).
+    assert [line for line in stderr.getvalue().splitlines() if not line.startswith("warning: the score table:")] == []

@@ -118,3 +118,24 @@ def test_the_inflation_intervals_cover_on_fresh_data():
 def test_bootstrap_draws_are_reproducible_from_the_seed():
     values = np.random.default_rng(1).random(300)
     assert mean_interval(values, rng=np.random.default_rng(5)) == mean_interval(values, rng=np.random.default_rng(5))
+
+
+@pytest.mark.parametrize("n", [2, 5, 12])
+def test_graded_intervals_on_few_items_cover_on_fresh_data(n):
+    rng = np.random.default_rng(100 + n)
+    reps = 400
+    hits = sum(low <= 0.5 <= high for low, high in (mean_interval(rng.random(n), rng=rng, draws=300) for _ in range(reps)))
+    assert hits / reps >= 0.95 - 3 * np.sqrt(0.05 * 0.95 / reps) - 0.03  # t's own shortfall on a flat law is ~0.03
+
+
+@pytest.mark.parametrize("n_clean, n_rest", [(1, 120), (120, 1), (3, 120)])
+def test_inflation_with_a_tiny_group_covers_on_fresh_data(n_clean, n_rest):
+    rng = np.random.default_rng(n_clean * 7 + n_rest)
+    reps = 400
+    hits = sum(low <= 0.0 <= high for low, high in (
+        inflation_interval(rng.normal(size=n_clean), rng.normal(size=n_rest), rng=rng, draws=300) for _ in range(reps)))
+    assert hits / reps >= 0.95 - 3 * np.sqrt(0.05 * 0.95 / reps)
+
+
+def test_one_graded_value_has_no_interval():
+    assert np.isnan(mean_interval([0.7], rng=np.random.default_rng(0))).all()

@@ -127,7 +127,8 @@ def test_a_directory_with_several_logs_of_one_model_is_refused(tmp_path):
 
 
 def test_lm_eval_samples_are_integers_only_when_every_id_is_one(tmp_path):
-    assert lm_eval_samples(["3", "10", "-2"], task="toy") == {"toy": [3, 10, -2]}
+    assert lm_eval_samples(["3", "10", "0"], task="toy") == {"toy": [3, 10, 0]}
+    assert lm_eval_samples(["3", "10", "-2"], task="toy") == {"toy": ["3", "10", "-2"]}  # no doc index is negative
     assert lm_eval_samples(["3", "t10"], task="toy") == {"toy": ["3", "t10"]}
     assert lm_eval_samples([], task="toy") == {"toy": []}
     with pytest.raises(ValueError, match="task must be a non-empty lm-eval task name"):
