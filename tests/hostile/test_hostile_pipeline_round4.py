@@ -26,22 +26,28 @@ def _texts(path: Path, rng) -> Path:
     return path
 
 
-def test_scores_keep_ids_as_written_and_a_model_without_tokenizer_is_refused(tmp_path, capsys, monkeypatch):
+@pytest.fixture
+def tiny_model(tmp_path, monkeypatch) -> Path:
+    """A tiny local GPT-2 (safetensors and its tokenizer), scored offline."""
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     from scoring.testing import save_tiny_model
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     save_tiny_model(tmp_path / "a", "gpt2", seed=0)
+    return tmp_path / "a"
+
+
+def test_scores_keep_ids_as_written_and_a_model_without_tokenizer_is_refused(tmp_path, capsys, tiny_model):
     texts = _texts(tmp_path / "texts.csv", np.random.default_rng(0))
     out = tmp_path / "scores.csv"
-    assert main(["score", "--texts", str(texts), "--model", f"a={tmp_path / 'a'}", "--out", str(out), "--no-progress"]) == 0
+    assert main(["score", "--texts", str(texts), "--model", f"a={tiny_model}", "--out", str(out), "--no-progress"]) == 0
     assert pd.read_csv(out, dtype=str)["item_id"].tolist() == pd.read_csv(texts, dtype=str)["item_id"].tolist()
     capsys.readouterr()
     bare = tmp_path / "bare"
     bare.mkdir()
     for name in ("config.json", "model.safetensors"):
-        (bare / name).write_bytes((tmp_path / "a" / name).read_bytes())
+        (bare / name).write_bytes((tiny_model / name).read_bytes())
     code = main(["score", "--texts", str(texts), "--model", f"b={bare}", "--out", str(tmp_path / "s2.csv"), "--no-progress"])
     err = capsys.readouterr().err
     assert code == 2 and "the tokenizer turns text into no tokens" in err and not (tmp_path / "s2.csv").exists()
@@ -94,34 +100,22 @@ def test_audit_diagnostics_names_its_bootstrap_argument():
     ({"selected": 1}, "a", r"column 'selected': the name is reserved"),
     ({}, "max", r"model name 'max' is reserved"),
 ])
-def test_score_refuses_a_table_select_would_refuse_before_any_model_loads(tmp_path, capsys, monkeypatch, extra, model,
+def test_score_refuses_a_table_select_would_refuse_before_any_model_loads(tmp_path, capsys, tiny_model, extra, model,
                                                                          message):
-    pytest.importorskip("torch")
-    pytest.importorskip("transformers")
     import re
 
-    from scoring.testing import save_tiny_model
-
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    save_tiny_model(tmp_path / "m", "gpt2", seed=0)
     texts = _texts(tmp_path / "texts.csv", np.random.default_rng(1))
     pd.read_csv(texts).assign(**extra).to_csv(texts, index=False)
-    code = main(["score", "--texts", str(texts), "--model", f"{model}={tmp_path / 'm'}", "--out", str(tmp_path / "s.csv"),
+    code = main(["score", "--texts", str(texts), "--model", f"{model}={tiny_model}", "--out", str(tmp_path / "s.csv"),
                  "--no-progress"])
     err = capsys.readouterr().err
     assert code == 2 and re.search(message, err) and "nothing was scored" in err and not (tmp_path / "s.csv").exists()
 
 
-def test_score_warns_of_labels_for_models_it_does_not_score(tmp_path, capsys, monkeypatch):
-    pytest.importorskip("torch")
-    pytest.importorskip("transformers")
-    from scoring.testing import save_tiny_model
-
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    save_tiny_model(tmp_path / "m", "gpt2", seed=0)
+def test_score_warns_of_labels_for_models_it_does_not_score(tmp_path, capsys, tiny_model):
     texts = _texts(tmp_path / "texts.csv", np.random.default_rng(2))
     pd.read_csv(texts).assign(member_a=1, member_b=0).to_csv(texts, index=False)
-    code = main(["score", "--texts", str(texts), "--model", f"a={tmp_path / 'm'}", "--out", str(tmp_path / "s.csv"),
+    code = main(["score", "--texts", str(texts), "--model", f"a={tiny_model}", "--out", str(tmp_path / "s.csv"),
                  "--no-progress"])
     err = capsys.readouterr().err
     assert code == 0 and "member_ without score_: ['b']" in err and "once every labelled model" in err
