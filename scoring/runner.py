@@ -204,9 +204,6 @@ def run_scoring(
     head_memory_mib = check_head_memory(head_memory_mib)
     sources = check_models(dict(models))
     table = validate_texts(texts)
-    clash = [f"score_{n}" for n in sources if f"score_{n}" in table.columns]
-    if clash:
-        raise ValueError(f"texts table already has column(s) {', '.join(clash)}; rename them or the models")
     runner = _engine(engine, engine_options)
     ref_source = None if reference is None else _as_source(reference)
     from .loading import check_weights

@@ -131,10 +131,15 @@ def inflation_interval(clean, rest, *, confidence: float = 0.95, rng: np.random.
         half = _z(confidence) * np.sqrt(rest.var(ddof=1) / n_r + clean.var(ddof=1) / n_c)
         return w * (d - half), w * (d + half)
     if min(n_c, n_r) >= SMALL_N:
-        boot = _bootstrap_means(rest, rng, draws) - _bootstrap_means(clean, rng, draws)
-        tail = (1 - confidence) / 2
-        return w * float(np.quantile(boot, tail)), w * float(np.quantile(boot, 1 - tail))
+        return _bootstrap_difference(clean, rest, w, confidence, rng, draws)
     return _few_items_difference(clean, rest, w, d, confidence, rng, draws)
+
+
+def _bootstrap_difference(clean, rest, w, confidence, rng, draws) -> tuple[float, float]:
+    """Percentile bootstrap of ``w (mean(rest) - mean(clean))``, the two groups resampled independently."""
+    boot = _bootstrap_means(rest, rng, draws) - _bootstrap_means(clean, rng, draws)
+    tail = (1 - confidence) / 2
+    return w * float(np.quantile(boot, tail)), w * float(np.quantile(boot, 1 - tail))
 
 
 def _few_items_difference(clean, rest, w, d, confidence, rng, draws) -> tuple[float, float]:
@@ -150,9 +155,7 @@ def _few_items_difference(clean, rest, w, d, confidence, rng, draws) -> tuple[fl
     interval = w * (d - half), w * (d + half)
     if min(n_c, n_r) < 2:
         return interval
-    boot = _bootstrap_means(rest, rng, draws) - _bootstrap_means(clean, rng, draws)
-    tail = (1 - confidence) / 2
-    return _widest(interval, (w * float(np.quantile(boot, tail)), w * float(np.quantile(boot, 1 - tail))))
+    return _widest(interval, _bootstrap_difference(clean, rest, w, confidence, rng, draws))
 
 
 def truly_clean_range(values, max_contaminated: int) -> tuple[float, float]:
