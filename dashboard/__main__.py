@@ -33,14 +33,25 @@ def streamlit_argv(options: list[str]) -> list[str]:
     return ["streamlit", "run", str(APP), *options]
 
 
+USAGE = """usage: python -m dashboard [STREAMLIT OPTIONS]
+
+Serve the JECS dashboard (app.py) with the landing page's imports done while the server starts.
+Every option is passed to `streamlit run app.py` unchanged, e.g. --server.port 8502 or
+--server.headless true; `streamlit run --help` lists them."""
+
+
 def main(options: list[str] | None = None) -> None:
     """Start the warm-up thread, then Streamlit's own command line (it exits the process when the server stops)."""
+    options = sys.argv[1:] if options is None else options
+    if "-h" in options or "--help" in options:  # Streamlit's help would name a command that does not exist
+        print(USAGE)
+        return
     from streamlit.web import cli
 
     from dashboard.runtime_gc import warm_up_in_background
 
     warm_up_in_background()
-    sys.argv = streamlit_argv(sys.argv[1:] if options is None else options)
+    sys.argv = streamlit_argv(options)
     cli.main()
 
 

@@ -22,19 +22,21 @@ PAIRWISE_COLUMNS = ("model_a", "model_b", "n_shared", "mean_a", "mean_b", "diffe
 def holm(pvalues) -> np.ndarray:
     """Holm's step-down adjusted p-values (same order as given).
 
+    A NaN p-value (a pair with no test) stays NaN and is not counted in the family.
+
     Examples
     --------
     >>> holm([0.01, 0.04, 0.03]).round(3)
     array([0.03, 0.06, 0.06])
+    >>> holm([0.01, float("nan"), 0.03]).round(3)
+    array([0.02,  nan, 0.03])
     """
     p = np.asarray(pvalues, dtype=float)
-    m = p.shape[0]
-    if m == 0:
-        return p
-    order = np.argsort(p, kind="stable")
-    adjusted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
-    out = np.empty(m)
-    out[order] = adjusted
+    out = np.full(p.shape[0], np.nan)
+    tested = np.flatnonzero(~np.isnan(p))
+    m = tested.shape[0]
+    order = tested[np.argsort(p[tested], kind="stable")]
+    out[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
     return out
 
 
@@ -79,7 +81,9 @@ def _rows(order: list[int], models, values: np.ndarray, present: np.ndarray, bin
             n = int(shared[a, b])
             mean_a = right_shared[a, b] / n if n else np.nan
             mean_b = right_shared[b, a] / n if n else np.nan
-            if binary:
+            if n == 0:  # nothing to pair on: no test, and no place in Holm's family
+                pvalue, test = np.nan, "exact McNemar" if binary else "sign-flip"
+            elif binary:
                 a_only, b_only = right_shared[a, b] - both[a, b], right_shared[b, a] - both[a, b]
                 pvalue, test = mcnemar_exact(int(round(a_only)), int(round(b_only))), "exact McNemar"
             else:
@@ -111,7 +115,8 @@ def pairwise_table(values, models, order, *, binary: bool, level: float = 0.05,
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`PAIRWISE_COLUMNS`, one row per pair.
+        Columns :data:`PAIRWISE_COLUMNS`, one row per pair; a pair sharing no item has NaN
+        p-values (no test) and is not significant.
     """
     values = np.asarray(values, dtype=float)
     present = ~np.isnan(values)

@@ -59,3 +59,12 @@ def test_a_server_that_exits_at_once_is_reported_with_where_its_output_went(tmp_
     with open(tmp_path / "server.log", "wb") as log, pytest.raises(RuntimeError, match=r"did not start; see .*server\.log"), \
             live_server(["-c", "raise SystemExit(3)"], log=log, timeout=30):
         raise AssertionError("a server that exited must not be yielded")
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_names_this_launcher_and_starts_nothing(flag):
+    done = subprocess.run([sys.executable, "-m", "dashboard", flag], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: python -m dashboard") and "streamlit run --help" in done.stdout
+    assert "dashboard.streamlit" not in done.stdout + done.stderr

@@ -35,6 +35,29 @@ def test_holm_matches_its_definition(p):
     np.testing.assert_allclose(holm(p), _holm_by_definition(np.array(p)), atol=1e-15)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.floats(0, 1), st.just(float("nan"))), min_size=1, max_size=12))
+def test_holm_leaves_untested_pairs_out_of_the_family(p):
+    p = np.array(p)
+    tested = ~np.isnan(p)
+    adjusted = holm(p)
+    assert np.isnan(adjusted[~tested]).all()
+    np.testing.assert_allclose(adjusted[tested], _holm_by_definition(p[tested]), atol=1e-15)
+
+
+@pytest.mark.parametrize("binary", [True, False])
+def test_a_pair_with_no_shared_item_has_no_test(binary):
+    # a and b never answer the same item; c overlaps both.
+    a = np.r_[np.ones(10), np.full(10, np.nan)]
+    b = np.r_[np.full(10, np.nan), np.zeros(10)]
+    c = np.r_[np.zeros(10), np.ones(10)]
+    table = pairwise_table(np.c_[a, b, c], ("a", "b", "c"), [0, 1, 2], binary=binary, rng=np.random.default_rng(0))
+    none = table[(table.model_a == "a") & (table.model_b == "b")].iloc[0]
+    assert none.n_shared == 0 and np.isnan(none.p_value) and np.isnan(none.p_holm) and not none.significant
+    tested = table[table.n_shared > 0]
+    np.testing.assert_allclose(tested.p_holm, holm(tested.p_value))  # a family of two, not three
+
+
 def test_sign_flip_monte_carlo_is_close_to_full_enumeration():
     d = np.array([0.4, 0.1, 0.7, -0.2, 0.3, 0.5, 0.05, 0.6, -0.1, 0.2, 0.0])
     flips = np.array(list(itertools.product([-1, 1], repeat=10)))
