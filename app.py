@@ -85,9 +85,6 @@ def frame() -> None:
 if __name__ == "__main__":  # a session's script run
     frame()
 else:  # imported by `streamlit run app.py`, which serves `app`
-    from starlette.middleware import Middleware
-
-    from dashboard.preload import PreloadWidgets
     from dashboard.runtime_gc import lifespan
 
-    app = st.App(Path(__file__).resolve(), lifespan=lifespan, middleware=[Middleware(PreloadWidgets)])
+    app = st.App(Path(__file__).resolve(), lifespan=lifespan)

@@ -23,6 +23,7 @@ def register(subparsers) -> None:
         "differences on the clean subset that are significant. See docs/LEADERBOARD.md.",
     )
     add_table_options(parser)
+    _hint_scores_after_results(parser)
     parser.add_argument("--results", nargs="+", action="extend", required=True, metavar="RESULTS",
                         help="per-item results: a long (item_id, model, METRIC) or wide (item_id, METRIC_<model>) "
                         ".csv/.parquet, or lm-eval --log_samples files as MODEL=samples_<task>_<time>.jsonl (one per "
@@ -119,8 +120,7 @@ def format_leaderboard(board, *, scores: str, results: str) -> str:
         f"{'rank':>4}  {'model':<20}{'clean':>8}  {pct + ' interval':<17}{'truly clean':<17}{'n_clean':>8}"
         f"{'all':>8}{'n_all':>8}{'rank_all':>9}{'move':>6}  inflation [{pct}]",
     ]
-    frame = board.frame.sort_values(["rank_clean", "rank_all"], kind="stable")
-    for row in frame.itertuples(index=False):
+    for row in ranked(board.frame).itertuples(index=False):
         interval = f"[{_number(row.ci_low)}, {_number(row.ci_high)}]"
         truly = f"[{_number(row.bound_low)}, {_number(row.bound_high)}]"
         inflation = f"{_number(row.inflation, 4)} [{_number(row.inflation_low, 4)}, {_number(row.inflation_high, 4)}]"
@@ -139,6 +139,24 @@ def format_leaderboard(board, *, scores: str, results: str) -> str:
         lines.append(f"  {row.model_a} > {row.model_b}: {_number(row.mean_a)} vs {_number(row.mean_b)} on "
                      f"{row.n_shared} shared items, adjusted p = {row.p_holm:.3g}")
     return "\n".join(lines)
+
+
+def _hint_scores_after_results(parser) -> None:
+    """A score table written after ``--results`` joins the results list; say so when SCORES is then missing."""
+    plain = parser.error
+
+    def error(message: str):
+        if "required: scores" in message:
+            message += (" (a table written after --results is read as one more results file: put SCORES "
+                        "before --results, or end the results list with --)")
+        plain(message)
+
+    parser.error = error
+
+
+def ranked(frame):
+    """The leaderboard rows in the printed order: best clean rank first, ties by the rank on all items."""
+    return frame.sort_values(["rank_clean", "rank_all"], kind="stable", na_position="last")
 
 
 def _covariates(text):
@@ -175,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"jecs leaderboard: warning: {line}", file=sys.stderr)
     safe = not args.raw_cells
     if args.out:
-        print(f"wrote {write_table(board.frame, args.out, spreadsheet_safe=safe, inputs=[args.scores])}")
+        print(f"wrote {write_table(ranked(board.frame), args.out, spreadsheet_safe=safe, inputs=[args.scores])}")
     if args.pairwise_out:
         print(f"wrote {write_table(board.pairwise, args.pairwise_out, spreadsheet_safe=safe, inputs=[args.scores])}")
     return 0

@@ -81,6 +81,12 @@ class Evaluation:
     options: RuleOptions
     se_ddof: int = SE_DDOF
 
+    def __post_init__(self):
+        # Computed for this evaluation alone: read-only, so the figures and exports drawn from it agree.
+        for values in (self.gcp, self.power, self.n_selected, self.fit_lambda, self.fit_pi0):
+            if values.flags.writeable:
+                values.setflags(write=False)
+
     @property
     def se_note(self) -> str:
         """What the standard errors cover (and what they do not), in one sentence."""

@@ -37,6 +37,11 @@ class PostHocPath:
     delta: float
     method: str
 
+    def __post_init__(self):
+        for values in (self.alphas, self.n_selected, self.max_contaminated, self.max_fdp):
+            if values.flags.writeable:
+                values.setflags(write=False)
+
 
 def post_hoc_path(pvalues, alphas, *, method: str | None = None, delta: float = 0.1,
                   calibration_size: int | None = None, **options) -> PostHocPath:
@@ -72,7 +77,7 @@ def post_hoc_path(pvalues, alphas, *, method: str | None = None, delta: float = 
     ([81, 81, 83], [1, 1, 3])
     """
     delta = check_delta(delta)
-    levels = np.atleast_1d(np.asarray(alphas, dtype=float))
+    levels = np.atleast_1d(np.array(alphas, dtype=float))  # a copy: the path keeps it read-only
     if levels.ndim != 1:
         raise ValueError(f"alphas must be a 1-D sequence of numbers in (0, 1), got shape {levels.shape}")
     for level in levels:

@@ -65,3 +65,23 @@ def test_leaderboard_pvalues_must_match_the_table():
     results = results_from_frame(pd.DataFrame({"item_id": table.test_ids, **{f"correct_{m}": 1 for m in table.models}}))
     with pytest.raises(ValueError, match=r"pvalues must have the shape \(n, K\) = \(\d+, 4\)"):
         leaderboard(table, results, pvalues=np.zeros((5, 2)))
+
+
+def test_post_hoc_path_arrays_are_read_only_and_the_alphas_are_its_own():
+    alphas = np.array([0.05, 0.1, 0.2])
+    path = jc.post_hoc_path(_p(3), alphas, delta=0.1)
+    assert alphas.flags.writeable  # the caller's array is left as it was
+    alphas[:] = 0.5
+    np.testing.assert_array_equal(path.alphas, [0.05, 0.1, 0.2])
+    for values in (path.alphas, path.n_selected, path.max_contaminated, path.max_fdp):
+        assert not values.flags.writeable
+
+
+def test_evaluation_arrays_are_read_only():
+    table = jc.load_scores(Path(__file__).resolve().parents[2] / "sample_data" / "synthetic_k4.csv")
+    from jecs_core.evaluate import evaluate
+
+    evaluation = evaluate(table, alphas=(0.1,), reps=3, seed=0, methods=("jmcs",))
+    for values in (evaluation.gcp, evaluation.power, evaluation.n_selected, evaluation.fit_lambda,
+                   evaluation.fit_pi0):
+        assert not values.flags.writeable

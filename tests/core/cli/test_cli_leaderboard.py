@@ -39,6 +39,8 @@ def test_prints_the_table_and_writes_both_files(results_csv, tmp_path, capsys):
     board = pd.read_csv(out)
     best = printed[3].split()
     assert best[:2] == ["1", "m2"] and board.set_index("model").loc["m2", "rank_clean"] == 1
+    # the file's rows in the printed order
+    assert list(board["model"]) == [line.split()[1] for line in printed[3:3 + len(board)]]
     assert any(line.startswith("  m2 > ") for line in printed)
     assert set(pd.read_parquet(pairs)["model_a"]) >= {"m2"} and len(pd.read_parquet(pairs)) == 6
     assert all(line == line.rstrip() for line in printed)
@@ -113,3 +115,13 @@ def test_results_may_be_repeated_or_listed(results_csv, tmp_path):
     frames = [pd.read_csv(out) for out in outs]
     pd.testing.assert_frame_equal(frames[0], frames[1])
     pd.testing.assert_frame_equal(frames[0], frames[2])
+
+
+def test_a_score_table_after_results_gets_a_hint_and_double_dash_works(results_csv, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["leaderboard", "--results", str(results_csv), SAMPLE])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "required: scores" in err and "put SCORES before --results" in err
+    assert main(["leaderboard", "--alpha", "0.2", "--results", str(results_csv), "--", SAMPLE]) == 0
+    assert capsys.readouterr().out.splitlines()[1].startswith("clean subset: ")
