@@ -11,7 +11,7 @@ from pathlib import Path
 
 from jecs_core import DEFAULT_METHOD, METHODS, get_rule
 from jecs_core.cli import run as run_cli
-from jecs_core.cli.options import add_rule_options, add_table_options, alpha_arg, rule_options
+from jecs_core.cli.options import add_post_hoc_delta, add_rule_options, add_table_options, alpha_arg, rule_options
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -26,6 +26,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
                         help=f"rule whose figures and sidecar the report shows (default {DEFAULT_METHOD})")
     add_rule_options(parser)
+    add_post_hoc_delta(parser)
     parser.set_defaults(handler=run)
     return parser
 
@@ -37,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from jecs_core.io import check_output_path
 
     from .report import ReportInputs, audit_diagnostics_or_none, build_report
+    from .report.posthoc import PostHocContext
 
     out = check_output_path(args.out, suffixes=(".html",), inputs=(args.scores,), what="--out")
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
@@ -45,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     # The diagnostics judge the paper's JECS, so they take its options only.
     diagnostics = audit_diagnostics_or_none(table, alpha=args.alpha, **get_rule("jecs").accepted(options))
     inputs = ReportInputs(table=table, comparison=comparison, method=args.method, data_name=Path(args.scores).name,
-                          options=options, diagnostics=diagnostics)
+                          options=options, diagnostics=diagnostics, post_hoc=PostHocContext(delta=args.post_hoc_delta))
     tmp = out.with_name(out.name + ".part")
     tmp.write_text(build_report(inputs), encoding="utf-8")
     tmp.replace(out)  # all or nothing

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY
 from ..shift.methods import SHIFT_METHODS
-from .options import add_rule_options, add_table_options, alpha_arg, rule_options, seed_arg
+from .options import add_post_hoc_delta, add_rule_options, add_table_options, alpha_arg, rule_options, seed_arg
 
 
 def register(subparsers) -> None:
@@ -37,8 +37,7 @@ def register(subparsers) -> None:
                         help=f"selection rule of the clean subset (default {DEFAULT_METHOD})")
     parser.add_argument("--covariates", default=None, help="covariate columns for shift-aware p-values, as for `jecs select`")
     parser.add_argument("--shift-method", choices=SHIFT_METHODS, default="auto", help="as for `jecs select` (default auto)")
-    parser.add_argument("--post-hoc-delta", type=alpha_arg, default=0.1,
-                        help="error level of the bound on contaminated items left in the subset (default 0.1: 90%% confidence)")
+    add_post_hoc_delta(parser)
     parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the bootstrap and sign-flip draws (metrics not 0/1)")
     parser.add_argument("--out", default=None, help="write the leaderboard CSV (or .parquet) here")
     parser.add_argument("--pairwise-out", default=None, help="write the pairwise table CSV (or .parquet) here")

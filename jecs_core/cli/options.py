@@ -95,6 +95,13 @@ def alphas_arg(text: str) -> tuple[float, ...]:
     return tuple(alpha_arg(part.strip()) for part in text.split(","))
 
 
+def add_post_hoc_delta(parser: argparse.ArgumentParser) -> None:
+    """``--post-hoc-delta``: the error level of the post-hoc bound (select, leaderboard, report)."""
+    parser.add_argument("--post-hoc-delta", type=alpha_arg, default=0.1,
+                        help="error level of the post-hoc bound on contaminated items in the subset, which holds even "
+                        "for an alpha picked after looking (default 0.1: 90%% confidence)")
+
+
 def add_rule_options(parser: argparse.ArgumentParser) -> None:
     """One flag per declared rule option (:func:`jecs_core.rules.declared_options`), generated from its declaration.
 

@@ -18,7 +18,7 @@ from ..posthoc.report import post_hoc_record
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY, Guarantee, get_rule
 from ..shift.methods import SHIFT_METHODS
 from .leaderboard import add_lm_eval_samples_options, check_lm_eval_samples_args, write_lm_eval_selection
-from .options import add_rule_options, add_table_options, alpha_arg, rule_options
+from .options import add_post_hoc_delta, add_rule_options, add_table_options, alpha_arg, rule_options
 from .progress import add_progress_option, progress_bar, steps
 from .select_summary import SelectOutcome, print_outcome
 
@@ -36,9 +36,7 @@ def register(subparsers) -> None:
     )
     add_table_options(parser)
     parser.add_argument("--alpha", type=alpha_arg, default=0.1, help="target global contamination rate (default 0.1)")
-    parser.add_argument("--post-hoc-delta", type=alpha_arg, default=0.1,
-                        help="error level of the post-hoc bound, which holds even for an alpha picked after looking "
-                        "(default 0.1: 90%% confidence)")
+    add_post_hoc_delta(parser)
     parser.add_argument("--method", choices=METHODS + ("all",), default=DEFAULT_METHOD,
                         help=f"selection written to --out (default {DEFAULT_METHOD}; 'all' adds one selected_<method> column per rule)")
     add_rule_options(parser)

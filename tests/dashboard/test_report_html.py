@@ -91,6 +91,18 @@ def test_jecs_report_command(tmp_path, real):
     assert not (tmp_path / "r.csv").exists()
 
 
+def test_jecs_report_takes_the_post_hoc_delta_as_jecs_select_does(tmp_path, real, capsys):
+    from jecs_cli import main
+
+    out = tmp_path / "r.html"
+    assert main(["report", real.source, "--out", str(out), "--post-hoc-delta", "0.2"]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert "80% confidence" in html and "90% confidence" not in html
+    with pytest.raises(SystemExit) as stop:
+        main(["report", real.source, "--out", str(out), "--post-hoc-delta", "1.5"])
+    assert stop.value.code == 2 and "--post-hoc-delta" in capsys.readouterr().err
+
+
 def test_report_cli_standalone(tmp_path, real, capsys):
     from dashboard.report_cli import main
 
