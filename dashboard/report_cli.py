@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     """Write the report; bad input raises ValueError / ScoreTableError (one line from ``jecs``)."""
     # pandas- and plotly-heavy: imported when the command runs, so `jecs report --help` stays quick.
     from jecs_core import compare_methods, load_scores
-    from jecs_core.io import check_output_path
+    from jecs_core.io import check_output_path, write_files_atomic
 
     from .report import ReportInputs, audit_diagnostics_or_none, build_report
     from .report.posthoc import PostHocContext
@@ -48,9 +48,8 @@ def run(args: argparse.Namespace) -> int:
     diagnostics = audit_diagnostics_or_none(table, alpha=args.alpha, **get_rule("jecs").accepted(options))
     inputs = ReportInputs(table=table, comparison=comparison, method=args.method, data_name=Path(args.scores).name,
                           options=options, diagnostics=diagnostics, post_hoc=PostHocContext(delta=args.post_hoc_delta))
-    tmp = out.with_name(out.name + ".part")
-    tmp.write_text(build_report(inputs), encoding="utf-8")
-    tmp.replace(out)  # all or nothing
+    page = build_report(inputs)
+    write_files_atomic({out: lambda path: path.write_text(page, encoding="utf-8")})  # all or nothing, as every export
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
     return 0
 

@@ -103,6 +103,23 @@ def test_jecs_report_takes_the_post_hoc_delta_as_jecs_select_does(tmp_path, real
     assert stop.value.code == 2 and "--post-hoc-delta" in capsys.readouterr().err
 
 
+def test_jecs_report_writes_through_the_shared_atomic_writer(tmp_path, real, monkeypatch):
+    from jecs_cli import main
+
+    out = tmp_path / "r.html"
+    (tmp_path / "r.html.part").mkdir()  # a name a hand-rolled temporary file would collide with
+    assert main(["report", real.source, "--out", str(out)]) == 0 and out.stat().st_size > 0
+    before = out.read_bytes()
+
+    def broken(inputs):
+        raise ValueError("the report could not be built")
+
+    monkeypatch.setattr("dashboard.report.build_report", broken)
+    assert main(["report", real.source, "--out", str(out)]) == 2
+    assert out.read_bytes() == before  # the old report stands
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "r.html.part"]  # no temporary left
+
+
 def test_report_cli_standalone(tmp_path, real, capsys):
     from dashboard.report_cli import main
 
