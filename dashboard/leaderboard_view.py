@@ -21,7 +21,7 @@ import streamlit as st
 
 from jecs_core import DEFAULT_METHOD, REGISTRY, ScoreTable
 from jecs_core.io import csv_bytes
-from jecs_core.leaderboard import LeaderboardWarning, leaderboard
+from jecs_core.leaderboard import LeaderboardWarning, by_rank, leaderboard
 
 from . import compute, posthoc_view, rule_controls, samples, state
 from .leaderboard_results import LOG_ID_FIELD, LOG_MODELS, RESULTS, ResultsFile, held
@@ -194,7 +194,7 @@ TABLE_COLUMNS = {
 def table_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """The leaderboard's columns the table shows, best clean rank first, with readable headers."""
     shown = [c for c in TABLE_COLUMNS if c in frame.columns]
-    return frame.sort_values(["rank_clean", "rank_all"], kind="stable")[shown].rename(columns=TABLE_COLUMNS)
+    return by_rank(frame)[shown].rename(columns=TABLE_COLUMNS)
 
 
 FIGURE_CAPTION = ("Hollow dot: the model's mean on the full benchmark; filled dot: on the clean subset, with its "

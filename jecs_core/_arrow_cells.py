@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 
+from ._roles import COVARIATE_PREFIX, MEMBER_PREFIX, SCORE_PREFIX
+
 ROLE_NAMES = ("item_id", "split", "model", "score", "member")
-ROLE_PREFIXES = ("score_", "member_", "x_")
+ROLE_PREFIXES = (SCORE_PREFIX, MEMBER_PREFIX, COVARIATE_PREFIX)
 
 
 def plain_cells(arrow, source: str, error=ValueError):

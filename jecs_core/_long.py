@@ -11,15 +11,13 @@ import numpy as np
 import pandas as pd
 
 from ._columns import Where, empty_text, label_column, numeric_column
+from ._roles import MEMBER_PREFIX, SCORE_PREFIX
 from .io import LONG_TABLE_COLUMNS
-
-_SCORE_PREFIX = "score_"
-_MEMBER_PREFIX = "member_"
 
 
 def detect_layout(frame: pd.DataFrame) -> str:
     """``"long"`` if the frame has the long columns and no ``score_`` columns, else ``"wide"``."""
-    has_wide = any(str(c).startswith(_SCORE_PREFIX) for c in frame.columns)
+    has_wide = any(str(c).startswith(SCORE_PREFIX) for c in frame.columns)
     has_long = all(c in frame.columns for c in ("model", "score"))
     return "long" if has_long and not has_wide else "wide"
 
@@ -28,7 +26,7 @@ def _names(frame: pd.DataFrame, where: Where) -> list[str]:
     missing = [c for c in LONG_TABLE_COLUMNS if c not in frame.columns]
     if missing:
         return [f"{where.source}: long table is missing column(s) {missing}; expected {list(LONG_TABLE_COLUMNS)}[, member]"]
-    wide_named = [c for c in frame.columns if c.startswith((_SCORE_PREFIX, _MEMBER_PREFIX))]
+    wide_named = [c for c in frame.columns if c.startswith((SCORE_PREFIX, MEMBER_PREFIX))]
     if wide_named:
         return [where.problem(wide_named[0], "a long table holds scores in 'score' and labels in 'member', "
                                              "not in score_<model> / member_<model> columns")]
@@ -100,10 +98,10 @@ def long_to_wide(frame: pd.DataFrame, where: Where) -> tuple[pd.DataFrame | None
         row, col = missing[0]
         return None, where.origin, [f"{where.source}: long table has no row for item {item_order[row]!r} and model "
                                     f"{model_order[col]!r}; every item needs one score per model"]
-    block = {_SCORE_PREFIX + m: grid[m].to_numpy() for m in model_order}
+    block = {SCORE_PREFIX + m: grid[m].to_numpy() for m in model_order}
     if labels is not None:
         label_grid = pd.DataFrame({"i": ids.to_numpy(), "m": models.to_numpy(), "s": labels}).pivot(
             index="i", columns="m", values="s").reindex(index=item_order, columns=model_order)
-        block.update({_MEMBER_PREFIX + m: label_grid[m].to_numpy() for m in model_order})
+        block.update({MEMBER_PREFIX + m: label_grid[m].to_numpy() for m in model_order})
     wide = pd.concat([wide[["item_id", "split"]], pd.DataFrame(block), wide.drop(columns=["item_id", "split"])], axis=1)
     return wide, where.origin[np.flatnonzero(first)], []

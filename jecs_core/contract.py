@@ -29,11 +29,9 @@ import pandas as pd
 
 from ._columns import SPLITS, Where, empty_split, empty_text, label_column, numeric_column, plain_block, show, split_rows
 from ._long import detect_layout, long_to_wide
+from ._roles import COVARIATE_PREFIX, MEMBER_PREFIX, SCORE_PREFIX
 from .io import ScoreTableError, check_header, one_line
 
-SCORE_PREFIX = "score_"
-MEMBER_PREFIX = "member_"
-COVARIATE_PREFIX = "x_"
 # With one calibration item a per-model conformal p-value is 1/2 or 1: no table is usable.
 # Above this, calibration_warnings() says when the set is too small for the chosen alpha.
 MIN_CALIBRATION = 1

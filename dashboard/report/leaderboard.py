@@ -10,6 +10,8 @@ import html
 
 import pandas as pd
 
+from jecs_core.leaderboard import by_rank
+
 from ..figures.leaderboard import plot_leaderboard
 
 INTRO = ("Each model's mean per-item result on the full benchmark and on the clean subset (the selection above), "
@@ -39,7 +41,7 @@ def _grid(frame: pd.DataFrame) -> str:
 def leaderboard_section(board, *, include_plotlyjs: bool | str = False) -> str:
     """The section's HTML: the introduction, the figure, the table and the significant rank differences."""
     metric = board.metric
-    frame = board.frame.sort_values(["rank_clean", "rank_all"], kind="stable")
+    frame = by_rank(board.frame)
     fig = plot_leaderboard(board.frame, metric=metric)
     div = fig.to_html(full_html=False, include_plotlyjs=include_plotlyjs, div_id="fig-leaderboard",
                       config={"displaylogo": False, "responsive": True})

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from ..contract import COVARIATE_PREFIX, MEMBER_PREFIX, SCORE_PREFIX
 from .cluster import ClusterResult, cluster_comparison, cluster_pvalues, expand_clusters
 from .direction import DirectionCheck, score_direction
 from .duplicates import DuplicateReport, find_duplicates
@@ -26,7 +27,7 @@ def data_warnings(table, *, direction: DirectionCheck | None = None, duplicates:
     return [*direction.warnings(), *duplicates.warnings(clustered=clustered), *role_lookalikes(table)]
 
 
-ROLE_PREFIXES = {"score_": "a model's scores", "member_": "a model's member labels", "x_": "a covariate"}
+ROLE_PREFIXES = {SCORE_PREFIX: "a model's scores", MEMBER_PREFIX: "a model's member labels", COVARIATE_PREFIX: "a covariate"}
 
 
 def role_lookalikes(table) -> list[str]:

@@ -110,6 +110,8 @@ def _move(rank_all, rank_clean) -> str:
 
 def format_leaderboard(board, *, scores: str, results: str) -> str:
     """The printed summary: settings, one line per model (best clean rank first), the significant differences."""
+    from ..leaderboard import by_rank
+
     pct = f"{board.confidence:.0%}"
     lines = [
         f"input: {scores}   results: {results}   metric: {board.metric} ({'0/1' if board.binary else 'mean'})",
@@ -119,7 +121,7 @@ def format_leaderboard(board, *, scores: str, results: str) -> str:
         f"{'rank':>4}  {'model':<20}{'clean':>8}  {pct + ' interval':<17}{'truly clean':<17}{'n_clean':>8}"
         f"{'all':>8}{'n_all':>8}{'rank_all':>9}{'move':>6}  inflation [{pct}]",
     ]
-    for row in ranked(board.frame).itertuples(index=False):
+    for row in by_rank(board.frame).itertuples(index=False):
         interval = f"[{_number(row.ci_low)}, {_number(row.ci_high)}]"
         truly = f"[{_number(row.bound_low)}, {_number(row.bound_high)}]"
         inflation = f"{_number(row.inflation, 4)} [{_number(row.inflation_low, 4)}, {_number(row.inflation_high, 4)}]"
@@ -153,11 +155,6 @@ def _hint_scores_after_results(parser) -> None:
     parser.error = error
 
 
-def ranked(frame):
-    """The leaderboard rows in the printed order: best clean rank first, ties by the rank on all items."""
-    return frame.sort_values(["rank_clean", "rank_all"], kind="stable", na_position="last")
-
-
 def _covariates(text):
     if text is None:
         return None
@@ -173,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
     # pandas-heavy: imported when the command runs, so `jecs leaderboard --help` stays quick.
     from ..data import load_scores
     from ..io import check_output_path, write_table
-    from ..leaderboard import leaderboard, load_results
+    from ..leaderboard import by_rank, leaderboard, load_results
 
     outputs = [p for p in (args.out, args.pairwise_out) if p]
     for path, what in ((args.out, "--out"), (args.pairwise_out, "--pairwise-out")):
@@ -192,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"jecs leaderboard: warning: {line}", file=sys.stderr)
     safe = not args.raw_cells
     if args.out:
-        print(f"wrote {write_table(ranked(board.frame), args.out, spreadsheet_safe=safe, inputs=[args.scores])}")
+        print(f"wrote {write_table(by_rank(board.frame), args.out, spreadsheet_safe=safe, inputs=[args.scores])}")
     if args.pairwise_out:
         print(f"wrote {write_table(board.pairwise, args.pairwise_out, spreadsheet_safe=safe, inputs=[args.scores])}")
     return 0

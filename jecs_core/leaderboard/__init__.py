@@ -4,7 +4,7 @@ See ``docs/LEADERBOARD.md``: the inputs (long, wide, lm-eval sample logs), the i
 post-hoc range on the truly clean items, and the lm-eval round trip.
 """
 
-from .board import LEADERBOARD_COLUMNS, Leaderboard, LeaderboardWarning, align_results, leaderboard
+from .board import LEADERBOARD_COLUMNS, Leaderboard, LeaderboardWarning, align_results, by_rank, leaderboard
 from .intervals import mean_interval, truly_clean_range, wilson_interval
 from .lmeval import lm_eval_samples, write_lm_eval_samples
 from .load import load_results, load_results_bytes
@@ -13,7 +13,7 @@ from .results import DEFAULT_METRIC, ResultsTable, results_from_frame
 
 __all__ = [
     "DEFAULT_METRIC", "LEADERBOARD_COLUMNS", "PAIRWISE_COLUMNS", "Leaderboard", "LeaderboardWarning", "ResultsTable",
-    "align_results", "holm", "leaderboard", "lm_eval_samples", "load_results", "load_results_bytes", "mcnemar_exact",
+    "align_results", "by_rank", "holm", "leaderboard", "lm_eval_samples", "load_results", "load_results_bytes", "mcnemar_exact",
     "mean_interval", "pairwise_table", "results_from_frame", "sign_flip", "truly_clean_range", "wilson_interval",
     "write_lm_eval_samples",
 ]

@@ -85,6 +85,11 @@ class Leaderboard:
         return int(self.selected.sum())
 
 
+def by_rank(frame: pd.DataFrame) -> pd.DataFrame:
+    """Leaderboard rows best clean rank first, ties by the rank on all items (the order every view shows)."""
+    return frame.sort_values(["rank_clean", "rank_all"], kind="stable", na_position="last")
+
+
 def _refuse_no_test_results(table: ScoreTable, results: ResultsTable, models: list[str]) -> None:
     """A model with no result on any test item cannot be ranked: most often the ids do not match."""
     hint = (f"the results' first item id is {str(results.item_ids[0])!r} and the table's first test item id "
