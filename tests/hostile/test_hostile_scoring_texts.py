@@ -7,10 +7,16 @@ import pytest
 from scoring.texts import read_texts
 
 
-def test_a_duplicate_header_in_a_texts_file_is_refused_not_renamed(tmp_path):
+@pytest.mark.parametrize(("content", "error"), [
+    # a duplicate header is refused, not renamed
+    ("item_id,split,text,text\na,calibration,hello,again\n", r"column 'text' appears twice"),
+    # a score column in a texts table would be read as a model's scores later
+    ("item_id,split,text,score_old\na,test,hello,0.5\n", r"\['score_old'\] would be read as models' scores"),
+])
+def test_a_texts_table_the_scorer_would_misread_is_refused(tmp_path, content, error):
     path = tmp_path / "texts.csv"
-    path.write_text("item_id,split,text,text\na,calibration,hello,again\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"column 'text' appears twice"):
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ValueError, match=error):
         read_texts(path)
 
 
@@ -27,11 +33,4 @@ def test_split_words_are_read_as_a_score_table_reads_them(tmp_path):
     assert read_texts(path)["split"].tolist() == ["Test ", " CALIBRATION"]  # accepted, kept as written
     path.write_text("item_id,split,text\na,calib,hello\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"column 'split' must be 'calibration' or 'test'; found \['calib'\]"):
-        read_texts(path)
-
-
-def test_a_score_column_in_a_texts_table_is_refused(tmp_path):
-    path = tmp_path / "texts.csv"
-    path.write_text("item_id,split,text,score_old\na,test,hello,0.5\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"\['score_old'\] would be read as models' scores"):
         read_texts(path)
