@@ -153,7 +153,7 @@ def numeric_column(raw: pd.Series, column: str, where: Where, *, kind_word: str 
 
 
 def label_column(raw: pd.Series, column: str, rows: np.ndarray, where: Where) -> tuple[np.ndarray | None, str | None]:
-    """Member labels as floats; 0 or 1 (True/False accepted) on every row where ``rows`` is True."""
+    """Member labels as floats: 0 or 1 (True/False accepted) on every row where ``rows`` is True, 1 or empty elsewhere."""
     if pd.api.types.is_bool_dtype(raw.dtype):
         values = raw.to_numpy(dtype=float, na_value=np.nan)
     else:
@@ -163,6 +163,15 @@ def label_column(raw: pd.Series, column: str, rows: np.ndarray, where: Where) ->
         first = raw[bad].iloc[0]
         return None, where.problem(
             column, f"label {show(first)} at {where.rows(bad)}; member labels must be 0 or 1 on every test row"
+        )
+    # A calibration row is a known member of every model, so its label can only agree (1) or be left out;
+    # a 0 there would calibrate that model against a non-member.
+    unlike = ~rows & (values != 1.0) & raw.notna().to_numpy()
+    if unlike.any():
+        first = raw[unlike].iloc[0]
+        return None, where.problem(
+            column, f"label {show(first)} at {where.rows(unlike)} (calibration); calibration items are known "
+                    "members, so their labels must be 1 or empty (move a non-member to the test split)"
         )
     return values, None
 

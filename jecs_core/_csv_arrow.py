@@ -11,9 +11,9 @@ alike, so the table equals the one :mod:`jecs_core._csv_chunks` (and the whole-f
   rules part); Arrow reads it with quoting off, so a quote shows in a cell or breaks a row;
 * every score parses as a finite float64 under Arrow's parser (a cell pandas reads as missing,
   text, or a number padded with more than spaces and tabs fails it); every label parses as an
-  integer or is empty, and every test row's is 0 or 1 (a label such as ``1.0`` or ``True``, which
-  pandas also reads, goes to the pandas lane); every id has a non-blank character and ids are
-  distinct.
+  integer or is empty, every test row's is 0 or 1 and every calibration row's 1 or empty (a label
+  such as ``1.0`` or ``True``, which pandas also reads, goes to the pandas lane); every id has a
+  non-blank character and ids are distinct.
 
 Anything else returns ``None`` before or during the parse, and the pandas lane reads the file;
 a cell or id the data contract refuses whichever lane reads it (a missing, non-finite or text score,
@@ -131,9 +131,13 @@ def _split(column) -> tuple[np.ndarray, bool]:
 
 
 def _labels(batch, members: list[str], is_test: np.ndarray) -> np.ndarray | None:
-    """The test rows' labels (rows x models, int8), or ``None`` when one is missing or not 0 or 1."""
+    """The test rows' labels (rows x models, int8), or ``None`` when one is missing or not 0 or 1, or when a
+    calibration row's is neither 1 nor empty (the whole-file read names the row)."""
     columns = (batch.column(c) for c in members)
-    labels = np.stack([(c.fill_null(-1) if c.null_count else c).to_numpy() for c in columns], axis=1)[is_test]
+    labels = np.stack([(c.fill_null(-1) if c.null_count else c).to_numpy() for c in columns], axis=1)
+    calibration, labels = labels[~is_test], labels[is_test]
+    if not ((calibration == 1) | (calibration == -1)).all():
+        return None
     return labels if ((labels == 0) | (labels == 1)).all() else None
 
 

@@ -57,8 +57,9 @@ def validate_texts(frame: pd.DataFrame, *, source: str = "texts table") -> pd.Da
     ------
     ValueError
         On a missing required column, an empty table, a missing or duplicate
-        ``item_id``, or a ``split`` outside {calibration, test}. The message
-        names ``source`` and the column.
+        ``item_id``, a ``split`` outside {calibration, test}, or a ``member_<model>``
+        label the score table would refuse (not 0 or 1 on a test row, not 1 or empty on a
+        calibration row). The message names ``source`` and the column.
     """
     if not isinstance(frame, pd.DataFrame):
         raise ValueError(f"{source}: expected a pandas DataFrame, got {type(frame).__name__}")
@@ -88,7 +89,21 @@ def validate_texts(frame: pd.DataFrame, *, source: str = "texts table") -> pd.Da
     if scores:
         raise ValueError(f"{source}: column(s) {scores} would be read as models' scores in the score table this "
                          "writes; rename them (a texts table holds item_id, split, text and columns to carry)")
+    _check_labels(frame, is_test=(words == "test").to_numpy(), source=source)
     out = frame.copy()
     text = out["text"]
     out["text"] = text.where(text.notna(), "").astype(str)
     return out
+
+
+def _check_labels(frame: pd.DataFrame, *, is_test, source: str) -> None:
+    """Refuse before any model loads the member labels ``jecs select`` would refuse once scored."""
+    import numpy as np
+
+    from jecs_core.contract import MEMBER_PREFIX, Where, label_column
+
+    where = Where(source, np.arange(len(frame)), False)
+    for column in (c for c in frame.columns if isinstance(c, str) and c.startswith(MEMBER_PREFIX)):
+        problem = label_column(frame[column], column, is_test, where)[1]
+        if problem:
+            raise ValueError(problem)

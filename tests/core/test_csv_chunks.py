@@ -130,7 +130,8 @@ def test_blocks_grow_past_a_low_row_estimate(tmp_path, monkeypatch):
     rng = np.random.default_rng(3)
     frame = pd.DataFrame({"item_id": [f"i{j}" for j in range(500)], "split": ["calibration"] * 200 + ["test"] * 300,
                           "score_a": rng.standard_normal(500), "score_b": rng.standard_normal(500),
-                          "member_a": rng.integers(0, 2, 500), "member_b": rng.integers(0, 2, 500)})
+                          "member_a": np.where(np.arange(500) < 200, 1, rng.integers(0, 2, 500)),
+                          "member_b": np.where(np.arange(500) < 200, 1, rng.integers(0, 2, 500))})
     path = tmp_path / "scores.csv"
     frame.to_csv(path, index=False)
     monkeypatch.setattr(chunks, "_estimated_rows", lambda path: 7)
@@ -174,8 +175,10 @@ def test_any_table_reads_the_same_through_either_path(rows, chunk_rows, lower_is
 
 # Arrow's lane takes only files both parsers read alike; the rest go to the pandas lane (or the whole-file read).
 ARROW_LANE = {
-    "scores, labels, padded split words": ("item_id,split,score_a,score_b,member_a,member_b\nc1, Calibration ,1,2.5,,7\n"
+    "scores, labels, padded split words": ("item_id,split,score_a,score_b,member_a,member_b\nc1, Calibration ,1,2.5,,1\n"
                                            "c2,calibration,0.5,1E5,1,\nt1,TEST,0.25,1e-7,0,1\nt2,test,7,+1,01,1\n", True),
+    "a 0 label on a calibration row": ("item_id,split,score_a,member_a\nc1,calibration,1,0\nc2,calibration,2,1\n"
+                                       "t1,test,3,1\nt2,test,4,0\n", False),
     "text labels on calibration rows": ("item_id,split,score_a,member_a\nc1,calibration,1,x\nc2,calibration,2,2.5\n"
                                         "t1,test,3,1\nt2,test,4,0\n", False),
     "a missing label on a test row": ("item_id,split,score_a,member_a\nc1,calibration,1,\nc2,calibration,2,\nt1,test,3,\n"
@@ -230,7 +233,7 @@ plain_cells = st.one_of(st.integers(-10**25, 10**25).map(str),
 def test_arrow_lane_equals_the_whole_file_read(rows, block_bytes, estimate, lower_is_member, tmp_path, monkeypatch):
     lines = ["item_id,split,score_a,score_b,member_a,member_b"]
     for j, (name, split, a, b, label, cal_label) in enumerate(rows):
-        label = cal_label if split.strip().lower() == "calibration" else label  # calibration labels are never read
+        label = cal_label if split.strip().lower() == "calibration" else label  # a member's label: 1 or empty only
         lines.append(f"{j}:{name},{split},{a},{b},{label},{label}")
     path = tmp_path / "scores.csv"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -238,7 +241,8 @@ def test_arrow_lane_equals_the_whole_file_read(rows, block_bytes, estimate, lowe
     lanes = []
     _both(path, monkeypatch, block_bytes=block_bytes, lanes=lanes, lower_is_member=lower_is_member)
     splits = {split.strip().lower() for _, split, *_ in rows}
-    assert lanes == [splits == {"calibration", "test"}]  # every usable table here is Arrow's
+    members = all(cal in ("", "1") for _, split, *_, cal in rows if split.strip().lower() == "calibration")
+    assert lanes == [splits == {"calibration", "test"} and members]  # every usable table here is Arrow's
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -179,7 +179,7 @@ def test_footnote_only_with_a_star(tmp_path):
     rng = np.random.default_rng(13)
     frame = _frame(rng, text=False)
     for k in range(2):
-        frame[f"member_m{k}"] = 0
+        frame[f"member_m{k}"] = (frame["split"] == "calibration").astype(int)  # no test item is a member
     frame.to_csv(path, index=False)
     run = subprocess.run(["jecs", "select", str(path), "--no-diagnostics"], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and " *" not in run.stdout and "GCP above alpha" not in run.stdout

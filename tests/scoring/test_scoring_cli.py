@@ -41,7 +41,7 @@ def texts_csv(tmp_path_factory):
             "item_id": np.arange(n),
             "split": ["calibration"] * 30 + ["test"] * 30,
             "text": [random_text(rng, int(w)) for w in rng.integers(3, 25, size=n)],
-            **{f"member_{m}": rng.integers(0, 2, size=n) for m in ("alpha", "beta", "gamma")},
+            **{f"member_{m}": np.where(np.arange(n) < 30, 1, rng.integers(0, 2, size=n)) for m in ("alpha", "beta", "gamma")},
         }
     )
     path = tmp_path_factory.mktemp("texts") / "items.csv"
@@ -257,3 +257,19 @@ def test_a_pipe_or_no_progress_draws_no_bar(models, texts_csv, tmp_path, monkeyp
     assert _bars(models, texts_csv, tmp_path, monkeypatch, stderr, *extra) == []
     # Only the line that the table labels models this run does not score (the fixture scores one of three).
     assert [line for line in stderr.getvalue().splitlines() if not line.startswith("warning: the score table:")] == []
+
+
+@pytest.mark.parametrize(("labels", "message"), [
+    ([0, 1, 1, 0], r"column 'member_alpha': label 0 at row 1 \(calibration\); calibration items are known members"),
+    ([1, 1, 2, 0], r"column 'member_alpha': label 2 at row 3; member labels must be 0 or 1 on every test row"),
+])
+def test_labels_select_would_refuse_are_refused_before_any_model_loads(labels, message, models, tmp_path, monkeypatch):
+    import scoring.runner
+
+    monkeypatch.setattr(scoring.runner, "run_scoring", lambda *a, **k: pytest.fail("scored a table select would refuse"))
+    texts = tmp_path / "labelled.csv"
+    pd.DataFrame({"item_id": range(4), "split": ["calibration", "calibration", "test", "test"],
+                  "text": ["a b", "c d", "e f", "g h"], "member_alpha": labels}).to_csv(texts, index=False)
+    with pytest.raises(ValueError, match=message):
+        run_cli(["score", "--texts", str(texts), "--model", f"alpha={models['alpha']}", "--out", str(tmp_path / "o.csv")])
+    assert not (tmp_path / "o.csv").exists()

@@ -31,7 +31,7 @@ def setup(tmp_path_factory):
     texts = [random_text(rng, int(w)) for w in rng.integers(1, 30, n)]
     texts[3] = ""
     table = pd.DataFrame({"item_id": [f"r{i}" for i in range(n)], "split": ["calibration"] * 16 + ["test"] * 32,
-                          "text": texts, "member_g": rng.integers(0, 2, n)})
+                          "text": texts, "member_g": np.where(np.arange(n) < 16, 1, rng.integers(0, 2, n))})
     path = root / "texts.parquet"
     table.to_parquet(path, index=False)
     models = {"g": save_tiny_model(root / "g", "gpt2", seed=31), "l": save_tiny_model(root / "l", "llama", seed=32)}

@@ -39,7 +39,7 @@ def table():
             "item_id": [f"i{i:02d}" for i in range(n)],
             "split": ["calibration"] * 10 + ["test"] * (n - 10),
             "text": texts,
-            "member_g": rng.integers(0, 2, size=n),
+            "member_g": np.where(np.arange(n) < 10, 1, rng.integers(0, 2, size=n)),  # calibration rows are members
             "source": "synthetic",
         }
     )

@@ -77,6 +77,18 @@ def test_metric_id_field_and_filter_choose_what_is_read(tmp_path):
     assert list(table.item_ids) == ["u3", "u10", "u7"] and table.values[:, 0].tolist() == [0.5, 1.0, 0.0]
 
 
+def test_id_field_numbers_read_as_the_score_tables_ids(tmp_path):
+    # An integer id written as a JSON float (7.0) is item "7"; other numbers keep their digits.
+    lines = [{"doc_id": j, "doc": {"uid": uid}, "acc": 1.0} for j, uid in enumerate([3.0, 10, 7.5, "007"])]
+    path = tmp_path / "samples.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert list(load_results([f"a={path}"], id_field="uid").item_ids) == ["3", "10", "7.5", "007"]
+    for bad in (True, float("nan"), float("inf")):
+        path.write_text(json.dumps({"doc_id": 0, "doc": {"uid": bad}, "acc": 1.0}) + "\n")
+        with pytest.raises(ValueError, match=r"line 1: doc field 'uid' is .*; expected an id \(text or number\)"):
+            load_results([f"a={path}"], id_field="uid")
+
+
 @pytest.mark.parametrize(("frame", "message"), [
     (_long().iloc[[0, 0, 1]], r"item '3' has more than one 'correct' for model 'alpha'"),
     (_long().assign(correct=["1", "x", "0", "1", "1", "0"]), r"column 'correct' row 2 holds 'x'"),
