@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
+import warnings
 
 #: Where a build keeps its resumable state, relative to the working directory.
 DEFAULT_CACHE_DIR = os.path.join(".jecs_cache", "build")
@@ -37,3 +39,23 @@ def device() -> str:
 def say(message: str) -> None:
     """A time-stamped progress line."""
     print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+@contextlib.contextmanager
+def quiet_libraries(progress: bool):
+    """Inside: transformers' own progress bars follow ``progress`` (``--no-progress`` hides them), and peft's
+    read of a deprecated transformers attribute does not reach the user as a warning they cannot act on."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # the stages that need it say so themselves
+        hf_logging = None
+    hide = hf_logging is not None and not progress and hf_logging.is_progress_bar_enabled()
+    if hide:
+        hf_logging.disable_progress_bar()
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning)
+            yield
+    finally:
+        if hide:
+            hf_logging.enable_progress_bar()

@@ -40,7 +40,7 @@ from jecs_core.simulate import three_block_split
 
 from . import corpus as corpus_io
 from . import exposure
-from .common import DEFAULT_CACHE_DIR, STAGES, check_build_name, device, say
+from .common import DEFAULT_CACHE_DIR, STAGES, check_build_name, device, quiet_libraries, say
 from .finetune import LoraSettings
 
 #: The detection scores a build records (the shipped audit's four).
@@ -246,6 +246,11 @@ def build(config: BuildConfig, out_dir: str | Path = "sample_data/real", cache_d
     """
     if stop_after not in STAGES:
         raise ValueError(f"stop_after must be one of {', '.join(STAGES)}, got {stop_after!r}")
+    with quiet_libraries(progress):
+        return _build(config, out_dir, cache_dir, stop_after, force, progress, threads)
+
+
+def _build(config, out_dir, cache_dir, stop_after, force, progress, threads) -> dict:
     started = time.time()
     if threads:
         import torch
@@ -258,6 +263,10 @@ def build(config: BuildConfig, out_dir: str | Path = "sample_data/real", cache_d
     plan = prepare(config, run_dir)
     if stop_after == "prepare":
         return {"stage": "prepare", "plan": str(run_dir / "plan.csv")}
+    if config.task_tokens:  # its texts are known now: refuse a task they cannot hold before hours of fine-tuning
+        from .task_results import check_windows
+
+        check_windows(config, plan)
     logs = finetune(config, run_dir, plan, progress=progress)
     if stop_after == "finetune":
         return {"stage": "finetune", "adapters": str(run_dir / "adapters")}

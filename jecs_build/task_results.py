@@ -88,6 +88,33 @@ def greedy_ending(model, ids: list[list[int]], n_tokens: int, *, pad_id: int, ba
     return n_right.all(axis=1).astype(int), n_right.mean(axis=1)
 
 
+def check_windows(config, plan: pd.DataFrame) -> None:
+    """Refuse, before any fine-tuning, a task that some test text's training window cannot hold.
+
+    Each text's first ``lora.max_tokens`` tokens must leave at least one token of prompt before
+    the ``task_tokens`` to predict.  Only the base model's tokenizer is loaded.
+
+    Raises
+    ------
+    ValueError
+        Naming ``--task-tokens``, how many test texts are too short and the first one's id.
+    """
+    from scoring.loading import load_tokenizer
+    from scoring.sources import model_source
+
+    n, window = config.task_tokens, config.lora.max_tokens
+    if n >= window:
+        raise ValueError(f"--task-tokens ({n}) must be below --max-tokens ({window}): the task predicts the last "
+                         "tokens of each text's first --max-tokens tokens from the ones before them")
+    test = plan[plan["split"] == "test"]
+    tokenizer = load_tokenizer(model_source(config.base_model, name="base model"))
+    short = [j for j, ids in enumerate(window_ids(tokenizer, test["text"].tolist(), window)) if len(ids) <= n]
+    if short:
+        raise ValueError(f"--task-tokens ({n}): {len(short)} of {len(test)} test texts have at most {n} tokens "
+                         f"(first: item {test['item_id'].iloc[short[0]]!r}), so no prompt would be left; "
+                         "lower --task-tokens or raise --min-words")
+
+
 def _task_dir(config, run_dir: Path) -> Path:
     # Keyed by the task's length: results for another n_tokens are never reused.
     return run_dir / f"task-{config.task_tokens}"

@@ -171,21 +171,15 @@ def load_model(
     runs offline and never executes code shipped with a checkpoint. A GGUF
     checkpoint is de-quantised by transformers into ``dtype``.
     """
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
     dev = resolve_device(device)
     torch_dtype = resolve_dtype(dev, dtype)
     use_safetensors = check_weights(source, allow_pickle=allow_pickle)
+    tokenizer = load_tokenizer(source)
     kwargs = {"local_files_only": True, "trust_remote_code": False}
     if source.gguf_file:
         kwargs["gguf_file"] = source.gguf_file
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(source.directory, **kwargs)
-    except Exception as exc:  # noqa: BLE001
-        raise ModelLoadError(f"{source.display}: the tokenizer could not be loaded ({_one_line(exc)})") from None
-    if not tokenizer("The quick brown fox.")["input_ids"]:  # a directory without tokenizer files loads an empty one
-        raise ModelLoadError(f"{source.display}: the tokenizer turns text into no tokens; save the model's tokenizer "
-                             "files (tokenizer.json or tokenizer_config.json and its vocabulary) in the directory")
     if not source.gguf_file:
         kwargs["use_safetensors"] = use_safetensors
     try:
@@ -196,6 +190,29 @@ def load_model(
         raise ModelLoadError(f"{source.display}: the model could not be loaded ({_one_line(exc)})") from None
     model.eval()
     return LoadedModel(model=model, tokenizer=tokenizer, device=dev, dtype=torch_dtype, source=source)
+
+
+def load_tokenizer(source: ModelSource):
+    """The tokenizer of a checked local model, from local files only (no weights are read).
+
+    Raises
+    ------
+    ModelLoadError
+        One line naming the model: the tokenizer does not load, or turns text into no tokens.
+    """
+    from transformers import AutoTokenizer
+
+    kwargs = {"local_files_only": True, "trust_remote_code": False}
+    if source.gguf_file:
+        kwargs["gguf_file"] = source.gguf_file
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source.directory, **kwargs)
+    except Exception as exc:  # noqa: BLE001
+        raise ModelLoadError(f"{source.display}: the tokenizer could not be loaded ({_one_line(exc)})") from None
+    if not tokenizer("The quick brown fox.")["input_ids"]:  # a directory without tokenizer files loads an empty one
+        raise ModelLoadError(f"{source.display}: the tokenizer turns text into no tokens; save the model's tokenizer "
+                             "files (tokenizer.json or tokenizer_config.json and its vocabulary) in the directory")
+    return tokenizer
 
 
 def free_memory() -> None:

@@ -208,3 +208,54 @@ def test_shipped_leaderboard_sample_matches_its_provenance():
         assert record["test_items_seen"] == int(seen.sum())
         if seen.any():  # memorisation: a model answers the items it was trained on more often
             assert own["correct"][seen].mean() > own["correct"][~seen].mean()
+
+
+def test_a_task_the_test_texts_cannot_hold_is_refused_before_fine_tuning(tiny, tmp_path, monkeypatch):
+    import jecs_build.pipeline as pipeline
+    from jecs_build.finetune import LoraSettings
+    from jecs_build.pipeline import BuildConfig, build
+
+    directory, _, _ = tiny
+    monkeypatch.setattr(pipeline, "finetune", lambda *a, **k: pytest.fail("fine-tuned before the task was checked"))
+    corpus = tmp_path / "texts.csv"
+    texts = _texts(40, seed=5, low=6, high=9)  # 6 to 8 words, one token each
+    pd.DataFrame({"title": [f"t{i}" for i in range(40)], "text": texts}).to_csv(corpus, index=False)
+
+    def config(task_tokens, max_tokens=24):
+        return BuildConfig(name=f"short_{task_tokens}_{max_tokens}", corpus=str(corpus), base_model=str(directory),
+                           n_pool=20, n_models=2, min_words=1, a=0.3, b=0.2, task_tokens=task_tokens,
+                           lora=LoraSettings(epochs=1, max_tokens=max_tokens), mc_reps=10)
+
+    with pytest.raises(ValueError, match=r"--task-tokens \(7\): \d+ of 16 test texts have at most 7 tokens "
+                                         r"\(first: item '.+'\), so no prompt would be left"):
+        build(config(7), out_dir=tmp_path / "out", cache_dir=tmp_path / "cache", progress=False)
+    with pytest.raises(ValueError, match=r"--task-tokens \(24\) must be below --max-tokens \(24\)"):
+        build(config(24), out_dir=tmp_path / "out", cache_dir=tmp_path / "cache", progress=False)
+    # Texts long enough for the task pass the check and reach the fine-tuning.
+    with pytest.raises(pytest.fail.Exception, match="fine-tuned before the task was checked"):
+        build(config(5), out_dir=tmp_path / "out", cache_dir=tmp_path / "cache", progress=False)
+
+
+def test_cli_refuses_a_task_longer_than_the_window_in_one_line(capsys, tmp_path):
+    from jecs_build.cli import main
+
+    assert main(["--task-tokens", "64", "--max-tokens", "32", "--cache-dir", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "error: --task-tokens (64) must be below --max-tokens (32): the task predicts the last tokens of each "
+        "text's first --max-tokens tokens")
+
+
+def test_no_progress_means_a_quiet_stderr(tiny, tmp_path, capfd):
+    from jecs_build.cli import main
+
+    directory, _, _ = tiny
+    corpus = tmp_path / "texts.csv"
+    pd.DataFrame({"title": [f"t{i}" for i in range(40)], "text": _texts(40, seed=6)}).to_csv(corpus, index=False)
+    argv = ["--corpus", str(corpus), "--base-model", str(directory), "--n-pool", "20", "--models", "2", "--epochs", "1",
+            "--max-tokens", "24", "--mc-reps", "10", "--task-tokens", "2", "--out-dir", str(tmp_path / "out"),
+            "--cache-dir", str(tmp_path / "cache"), "--name", "quiet"]
+    assert main([*argv, "--no-progress"]) == 0
+    out, err = capfd.readouterr()
+    assert err == "" and "results:" in out
+    assert main([*argv, "--name", "loud"]) == 0  # the bars are back for the next build in the process
+    assert "it/s" in capfd.readouterr().err
