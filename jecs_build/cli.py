@@ -88,9 +88,10 @@ def config_from_args(args: argparse.Namespace):
     check_build_name(args.name)
     if args.max_words < args.min_words:
         raise ValueError(f"--max-words ({args.max_words}) is below --min-words ({args.min_words})")
-    if args.task_tokens and args.task_tokens >= args.max_tokens:
-        raise ValueError(f"--task-tokens ({args.task_tokens}) must be below --max-tokens ({args.max_tokens}): the "
-                         "task predicts the last tokens of each text's first --max-tokens tokens")
+    if args.task_tokens:
+        from .task_results import check_task_length
+
+        check_task_length(args.task_tokens, args.max_tokens)
     if args.a + args.b >= 1:
         raise ValueError(f"--a + --b must be below 1, got {args.a} + {args.b}")
     if args.rhos:

@@ -88,6 +88,13 @@ def greedy_ending(model, ids: list[list[int]], n_tokens: int, *, pad_id: int, ba
     return n_right.all(axis=1).astype(int), n_right.mean(axis=1)
 
 
+def check_task_length(task_tokens: int, max_tokens: int) -> None:
+    """``ValueError`` naming both options unless ``task_tokens`` leaves a prompt in a ``max_tokens`` window."""
+    if task_tokens >= max_tokens:
+        raise ValueError(f"--task-tokens ({task_tokens}) must be below --max-tokens ({max_tokens}): the task predicts "
+                         "the last tokens of each text's first --max-tokens tokens from the ones before them")
+
+
 def check_windows(config, plan: pd.DataFrame) -> None:
     """Refuse, before any fine-tuning, a task that some test text's training window cannot hold.
 
@@ -103,9 +110,7 @@ def check_windows(config, plan: pd.DataFrame) -> None:
     from scoring.sources import model_source
 
     n, window = config.task_tokens, config.lora.max_tokens
-    if n >= window:
-        raise ValueError(f"--task-tokens ({n}) must be below --max-tokens ({window}): the task predicts the last "
-                         "tokens of each text's first --max-tokens tokens from the ones before them")
+    check_task_length(n, window)
     test = plan[plan["split"] == "test"]
     tokenizer = load_tokenizer(model_source(config.base_model, name="base model"))
     short = [j for j, ids in enumerate(window_ids(tokenizer, test["text"].tolist(), window)) if len(ids) <= n]

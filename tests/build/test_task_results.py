@@ -242,7 +242,7 @@ def test_cli_refuses_a_task_longer_than_the_window_in_one_line(capsys, tmp_path)
     assert main(["--task-tokens", "64", "--max-tokens", "32", "--cache-dir", str(tmp_path)]) == 2
     assert capsys.readouterr().err.strip() == (
         "error: --task-tokens (64) must be below --max-tokens (32): the task predicts the last tokens of each "
-        "text's first --max-tokens tokens")
+        "text's first --max-tokens tokens from the ones before them")
 
 
 def test_no_progress_means_a_quiet_stderr(tiny, tmp_path, capfd):
