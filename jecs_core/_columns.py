@@ -152,6 +152,12 @@ def numeric_column(raw: pd.Series, column: str, where: Where, *, kind_word: str 
     return values, None
 
 
+def _label_shown(value) -> str:
+    # A label column with an empty cell is read as floats: the 0 written in the file is shown as 0, not 0.0.
+    plain = value.item() if isinstance(value, np.generic) else value
+    return show(int(plain)) if isinstance(plain, float) and plain.is_integer() else show(plain)
+
+
 def label_column(raw: pd.Series, column: str, rows: np.ndarray, where: Where) -> tuple[np.ndarray | None, str | None]:
     """Member labels as floats: 0 or 1 (True/False accepted) on every row where ``rows`` is True, 1 or empty elsewhere."""
     if pd.api.types.is_bool_dtype(raw.dtype):
@@ -162,7 +168,7 @@ def label_column(raw: pd.Series, column: str, rows: np.ndarray, where: Where) ->
     if bad.any():
         first = raw[bad].iloc[0]
         return None, where.problem(
-            column, f"label {show(first)} at {where.rows(bad)}; member labels must be 0 or 1 on every test row"
+            column, f"label {_label_shown(first)} at {where.rows(bad)}; member labels must be 0 or 1 on every test row"
         )
     # A calibration row is a known member of every model, so its label can only agree (1) or be left out;
     # a 0 there would calibrate that model against a non-member.
@@ -170,7 +176,7 @@ def label_column(raw: pd.Series, column: str, rows: np.ndarray, where: Where) ->
     if unlike.any():
         first = raw[unlike].iloc[0]
         return None, where.problem(
-            column, f"label {show(first)} at {where.rows(unlike)} (calibration); calibration items are known "
+            column, f"label {_label_shown(first)} at {where.rows(unlike)} (calibration); calibration items are known "
                     "members, so their labels must be 1 or empty (move a non-member to the test split)"
         )
     return values, None
