@@ -8,7 +8,9 @@ the median of the per-round wall-time ratios (the jobs take each place in the or
 turn, the disk synced before each); CPU seconds (user + system, all
 threads) and their ratio are printed beside it, as a loaded machine disturbs them less.  Peak memory is each process's
 maximum resident set size, set against the in-memory size of the input table
-(as pyarrow holds it).
+(as pyarrow holds it).  The same command on an 80-row copy of the table measures what every run
+holds whatever its input (the interpreter and its libraries); each peak above that one is printed
+against the input too.
 
 Run:  python benchmarks/bench_select_cli.py [--n 1000000] [--m 100000] [--k 16] [--rounds 3]
 """
@@ -120,17 +122,20 @@ def interleaved(jobs: dict, rounds: int) -> dict:
     return {**timings, None: loads}
 
 
-def print_table(timings: dict, *, base: str, base_word: str, in_memory: int) -> None:
-    """Median wall and CPU seconds, their per-round ratios against ``base``, and peak memory against the input."""
-    print(f"{'job':<28}{'median s':>10}{base_word:>11}{'cpu s':>8}{'cpu x':>7}{'peak MiB':>10}{'x input':>9}")
+def print_table(timings: dict, *, base: str, base_word: str, in_memory: int, fixed: str | None = None) -> None:
+    """Median wall and CPU seconds, their per-round ratios against ``base``, and peak memory against the input;
+    with ``fixed`` (a job on a tiny table: the interpreter and its libraries), also each peak above that job's."""
+    extra = f"{'above fixed':>13}" if fixed else ""
+    print(f"{'job':<36}{'median s':>10}{base_word:>11}{'cpu s':>8}{'cpu x':>7}{'peak MiB':>10}{'x input':>9}{extra}")
     for name, job in timings.items():
         if name is None:
             continue
         ratio = statistics.median(w / b for w, b in zip(job["wall"], timings[base]["wall"]))
         cpu_ratio = statistics.median(c / b for c, b in zip(job["cpu"], timings[base]["cpu"]))
         top = max(job["peak"])
-        print(f"{name:<28}{statistics.median(job['wall']):>10.2f}{ratio:>11.2f}{statistics.median(job['cpu']):>8.2f}"
-              f"{cpu_ratio:>7.2f}{top / 2**20:>10.0f}{top / in_memory:>9.2f}")
+        above = f"{(top - max(timings[fixed]['peak'])) / in_memory:>12.2f}x" if fixed and name != fixed else ""
+        print(f"{name:<36}{statistics.median(job['wall']):>10.2f}{ratio:>11.2f}{statistics.median(job['cpu']):>8.2f}"
+              f"{cpu_ratio:>7.2f}{top / 2**20:>10.0f}{top / in_memory:>9.2f}{above}")
     print(f"load average (1 min) during the rounds: {min(timings[None]):.2f} to {max(timings[None]):.2f}")
 
 
@@ -144,12 +149,24 @@ def file_parser(description: str, *, rounds: int) -> argparse.ArgumentParser:
     return parser
 
 
-def compare_on_file(args, make_jobs, *, base: str, base_word: str, note: str = "") -> None:
+def compare_on_file(args, make_jobs, *, base: str, base_word: str, note: str = "", fixed: str | None = None) -> None:
     """Build the table file, run ``make_jobs(src)``'s jobs interleaved on it and print the table against ``base``."""
     with score_file(args.n, args.m, args.k) as (src, describe):
         timings = interleaved(make_jobs(src), args.rounds)
     print(f"{describe['text']}; {args.rounds} interleaved rounds{note}")
-    print_table(timings, base=base, base_word=base_word, in_memory=describe["in_memory"])
+    print_table(timings, base=base, base_word=base_word, in_memory=describe["in_memory"], fixed=fixed)
+
+
+def tiny_copy(src: str, rows: int = 40) -> str:
+    """The header and the first ``rows`` calibration and test rows of the CSV ``src``, beside it: the same
+    command on it measures the interpreter and its libraries (the fixed part of every peak)."""
+    import pandas as pd
+
+    frame = pd.read_csv(src, dtype={"item_id": str})
+    tiny = pd.concat([frame[frame["split"] == "calibration"].head(rows), frame[frame["split"] == "test"].head(rows)])
+    out = str(Path(src).with_name("tiny.csv"))
+    tiny.to_csv(out, index=False)
+    return out
 
 
 def main(argv=None) -> int:
@@ -161,12 +178,14 @@ def main(argv=None) -> int:
     def jobs(src: str) -> dict:
         tmp = Path(src).parent
         found = {"jecs select --out": (ROOT, JECS.format(src=src, out=str(tmp / "sel.csv"))),
-                 "minimal job (baseline)": (ROOT, MINIMAL.format(src=src, out=str(tmp / "min.csv")))}
+                 "minimal job (baseline)": (ROOT, MINIMAL.format(src=src, out=str(tmp / "min.csv"))),
+                 "jecs select, 80-row table (fixed)": (ROOT, JECS.format(src=tiny_copy(src), out=str(tmp / "tiny_sel.csv")))}
         if args.other_tree is not None:
             found["jecs select, other tree"] = (args.other_tree.resolve(), JECS.format(src=src, out=str(tmp / "old.csv")))
         return found
 
-    compare_on_file(args, jobs, base="minimal job (baseline)", base_word="x minimal")
+    compare_on_file(args, jobs, base="minimal job (baseline)", base_word="x minimal",
+                    fixed="jecs select, 80-row table (fixed)")
     return 0
 
 
