@@ -114,7 +114,8 @@ def test_score_refuses_a_table_select_would_refuse_before_any_model_loads(tmp_pa
 
 def test_score_warns_of_labels_for_models_it_does_not_score(tmp_path, capsys, tiny_model):
     texts = _texts(tmp_path / "texts.csv", np.random.default_rng(2))
-    pd.read_csv(texts).assign(member_a=1, member_b=0).to_csv(texts, index=False)
+    frame = pd.read_csv(texts)
+    frame.assign(member_a=1, member_b=(frame["split"] == "calibration").astype(int)).to_csv(texts, index=False)
     code = main(["score", "--texts", str(texts), "--model", f"a={tiny_model}", "--out", str(tmp_path / "s.csv"),
                  "--no-progress"])
     err = capsys.readouterr().err
