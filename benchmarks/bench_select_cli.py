@@ -162,8 +162,13 @@ def tiny_copy(src: str, rows: int = 40) -> str:
     command on it measures the interpreter and its libraries (the fixed part of every peak)."""
     import pandas as pd
 
-    frame = pd.read_csv(src, dtype={"item_id": str})
-    tiny = pd.concat([frame[frame["split"] == "calibration"].head(rows), frame[frame["split"] == "test"].head(rows)])
+    found = {"calibration": [], "test": []}
+    for chunk in pd.read_csv(src, dtype={"item_id": str}, chunksize=10_000):  # read only until both splits are in
+        for split, parts in found.items():
+            parts.append(chunk[chunk["split"] == split].head(rows))
+        if all(sum(map(len, parts)) >= rows for parts in found.values()):
+            break
+    tiny = pd.concat([pd.concat(parts).head(rows) for parts in found.values()])
     out = str(Path(src).with_name("tiny.csv"))
     tiny.to_csv(out, index=False)
     return out

@@ -154,8 +154,7 @@ def numeric_column(raw: pd.Series, column: str, where: Where, *, kind_word: str 
 
 def _label_shown(value) -> str:
     # A label column with an empty cell is read as floats: the 0 written in the file is shown as 0, not 0.0.
-    plain = value.item() if isinstance(value, np.generic) else value
-    return show(int(plain)) if isinstance(plain, float) and plain.is_integer() else show(plain)
+    return show(int(value) if isinstance(value, float) and value.is_integer() else value)
 
 
 def label_column(raw: pd.Series, column: str, rows: np.ndarray, where: Where) -> tuple[np.ndarray | None, str | None]:

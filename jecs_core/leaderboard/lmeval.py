@@ -53,15 +53,12 @@ def _item_id(record: dict, id_field: str | None, where: str) -> str:
         fields = sorted(doc) if isinstance(doc, dict) else []
         raise ValueError(f"{where}: the doc has no field {id_field!r} (--id-field); its fields are {fields}")
     value = doc[id_field]
-    if value is None or isinstance(value, (bool, dict, list)) or str(value).strip() == "":
+    number = isinstance(value, float)
+    if (value is None or isinstance(value, (bool, dict, list)) or (number and not math.isfinite(value))
+            or str(value).strip() == ""):
         raise ValueError(f"{where}: doc field {id_field!r} is {value!r}; expected an id (text or number)")
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"{where}: doc field {id_field!r} is {value!r}; expected an id (text or number)")
-        # JSON writers (pandas among them) turn an integer id column with a gap into floats: 7.0 is item 7.
-        if value.is_integer():
-            return str(int(value))
-    return str(value)
+    # JSON writers (pandas among them) turn an integer id column with a gap into floats: 7.0 is item 7.
+    return str(int(value)) if number and value.is_integer() else str(value)
 
 
 def parse_samples_lines(lines, *, metric: str, id_field: str | None, source: str) -> dict[str, float]:
