@@ -64,9 +64,10 @@ class ItemExplanation:
 
 
 def text_columns(table: ScoreTable) -> list[str]:
-    """Carried string columns (e.g. ``text``) in input order."""
+    """Carried string columns in input order, ``text`` (the item's own text, by the data contract) first."""
     extra = table.test_extra
-    return [c for c in extra.columns if pd.api.types.is_string_dtype(extra[c]) or pd.api.types.is_object_dtype(extra[c])]
+    found = [c for c in extra.columns if pd.api.types.is_string_dtype(extra[c]) or pd.api.types.is_object_dtype(extra[c])]
+    return sorted(found, key=lambda column: column != "text")
 
 
 def ranking(result) -> Ranking | None:

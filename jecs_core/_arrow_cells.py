@@ -37,3 +37,20 @@ def plain_cells(arrow, source: str, error=ValueError):
                  for cell in arrow.column(index).to_pylist()]
         arrow = arrow.set_column(index, pa.field(field.name, pa.string()), pa.array(texts, pa.string()))
     return arrow
+
+
+def to_frame(arrow):
+    """``arrow`` as a pandas DataFrame, an integer column with gaps kept integer (pandas' nullable type).
+
+    pandas would make such a column float: a carried ``1`` would be exported as ``1.0``. A stored
+    pandas type (a frame written by pandas with ``Int64`` columns) is kept as it was.
+    """
+    import pandas as pd
+    import pyarrow.types as kinds
+
+    frame = arrow.to_pandas()
+    for name, column in zip(arrow.column_names, arrow.columns):
+        if kinds.is_integer(column.type) and column.null_count and name in frame.columns and frame[name].dtype.kind == "f":
+            nullable = pd.api.types.pandas_dtype(str(column.type).replace("uint", "UInt").replace("int", "Int"))
+            frame[name] = column.to_pandas(types_mapper=lambda kind, nullable=nullable: nullable)
+    return frame

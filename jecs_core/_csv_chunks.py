@@ -25,9 +25,10 @@ from ._columns import Where, by_split, empty_text, label_column, plain_block, sp
 from ._csv_arrow import read_plain_wide_csv
 from ._long import detect_layout
 from ._mixed_columns import mixed_columns
+from ._roles import read_as_written
 from .contract import COVARIATE_PREFIX, MEMBER_PREFIX, MIN_CALIBRATION, SCORE_PREFIX, column_roles
 from .formats import table_kind
-from .io import TEXT_COLUMNS, WIDE_HEADER, csv_header, csv_options
+from .io import WIDE_HEADER, csv_header, csv_options
 
 CHUNK_ROWS = 65_536
 # Below this size the whole-file reader's peak is small and its parallel parse the quicker.
@@ -166,7 +167,7 @@ class _Reader:
 
 
 def _chunks(path: Path, header: list[str]):
-    options = csv_options(header, TEXT_COLUMNS)
+    options = csv_options(header, read_as_written(header, "wide"))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)  # a row longer than the header

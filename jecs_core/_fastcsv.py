@@ -121,7 +121,7 @@ def _text_column(series: pd.Series):
 
     try:
         text = pa.array(series, from_pandas=True)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):  # e.g. Python ints beyond 64 bits
         raise _Unsupported from None
     if not pa.types.is_string(text.type) and not pa.types.is_large_string(text.type):
         if text.null_count == len(text) and len(text):  # an all-missing object column writes as empty cells
@@ -156,6 +156,9 @@ def _column_text(series: pd.Series, plan=None, rows: slice = slice(None)):
         text = pc.cast(pa.array(series.to_numpy()[rows]), pa.string())
     elif dtype == np.bool_:
         text = pc.if_else(pa.array(series.to_numpy()[rows]), _lit("True"), _lit("False"))
+    elif isinstance(dtype, pd.api.extensions.ExtensionDtype) and dtype.kind in "iub":  # nullable: a gap is empty
+        values = pa.array(series.iloc[rows], from_pandas=True)
+        text = pc.if_else(values, _lit("True"), _lit("False")) if dtype.kind == "b" else pc.cast(values, pa.string())
     elif pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
         text = _text_column(series.iloc[rows])
     else:

@@ -11,15 +11,13 @@ import numpy as np
 import pandas as pd
 
 from ._columns import Where, empty_text, label_column, numeric_column
-from ._roles import MEMBER_PREFIX, SCORE_PREFIX
+from ._roles import MEMBER_PREFIX, SCORE_PREFIX, is_long_header
 from .io import LONG_TABLE_COLUMNS
 
 
 def detect_layout(frame: pd.DataFrame) -> str:
     """``"long"`` if the frame has the long columns and no ``score_`` columns, else ``"wide"``."""
-    has_wide = any(str(c).startswith(SCORE_PREFIX) for c in frame.columns)
-    has_long = all(c in frame.columns for c in ("model", "score"))
-    return "long" if has_long and not has_wide else "wide"
+    return "long" if is_long_header(frame.columns) else "wide"
 
 
 def _names(frame: pd.DataFrame, where: Where) -> list[str]:

@@ -32,7 +32,7 @@ from .contract import (
     validate_frame,
 )
 from .formats import table_kind
-from .io import LONG_TABLE_COLUMNS, TEXT_COLUMNS, ScoreTableError, file_sha256, read_table, read_table_bytes
+from .io import LONG_TABLE_COLUMNS, ScoreTableError, file_sha256, read_as_written, read_table, read_table_bytes
 
 
 @dataclass(frozen=True)
@@ -257,7 +257,7 @@ def load_scores(path: str | Path, *, layout: str = "auto", lower_is_member: bool
         chunked = read_clean_wide_csv(path, source=str(path), layout=layout, lower_is_member=lower_is_member)
         if chunked is not None:
             return ScoreTable(**chunked, source=str(path), source_sha256=digest.result())
-        frame = read_table(path, text_columns=TEXT_COLUMNS)
+        frame = read_table(path, text_columns=lambda header: read_as_written(header, layout))
     return table_from_frame(frame, source=str(path), layout=layout, lower_is_member=lower_is_member,
                             source_sha256=digest.result(), from_file=table_kind(path) == "csv")
 
@@ -289,7 +289,7 @@ def load_scores_bytes(data: bytes, name: str, *, layout: str = "auto", lower_is_
     """
     report = progress or (lambda step: None)
     report(f"Reading {name} ({len(data) / 1e6:,.1f} MB)…")
-    frame = read_table_bytes(data, name, text_columns=TEXT_COLUMNS)
+    frame = read_table_bytes(data, name, text_columns=lambda header: read_as_written(header, layout))
     report(f"Checking {len(frame):,} rows against the data contract…")
     return table_from_frame(frame, source=str(name), layout=layout, lower_is_member=lower_is_member,
                             source_sha256=hashlib.sha256(data).hexdigest(), from_file=table_kind(name) == "csv")

@@ -79,18 +79,15 @@ def selection_frame(table: ScoreTable, comparison: Comparison, method: str | Non
     return pd.DataFrame(selection_columns(table, comparison, method))
 
 
-def selection_columns(table: ScoreTable, comparison: Comparison, method: str | None = None) -> dict[str, np.ndarray]:
+def selection_columns(table: ScoreTable, comparison: Comparison, method: str | None = None) -> dict:
     """:func:`selection_frame`'s columns as a dict of arrays, without copying the p-values into a frame.
 
-    Parameters
-    ----------
-    table, comparison, method
-        As in :func:`selection_frame`.
+    ``table``, ``comparison`` and ``method`` are as in :func:`selection_frame`.
 
     Returns
     -------
-    dict of str to numpy.ndarray
-        Column name to values, in the export's column order.
+    dict of str to numpy.ndarray or pandas.Series
+        Column name to values, in the export's column order (a nullable carried column stays a Series).
     """
     primary = _primary(comparison, method)
     runs = comparison.methods if method == "all" else (primary,)
@@ -108,7 +105,8 @@ def selection_columns(table: ScoreTable, comparison: Comparison, method: str | N
     for column in table.test_extra.columns:
         if column in out:
             raise ValueError(f"carried column {column!r} would collide with an export column; rename it")
-        out[column] = table.test_extra[column].to_numpy()
+        values = table.test_extra[column]  # nullable ints stay a Series: as numpy, a gap makes 1 read 1.0
+        out[column] = values.to_numpy() if isinstance(values.dtype, np.dtype) else values
     return out
 
 

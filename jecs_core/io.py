@@ -26,8 +26,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._arrow_cells import plain_cells
+from ._arrow_cells import plain_cells, to_frame
 from ._mixed_columns import text_where_mixed
+from ._roles import read_as_written  # noqa: F401  (re-exported for the readers outside the core)
 from ._writers import (  # noqa: F401  (re-exported: io is the one place to import them from)
     FORMULA_PREFIXES,
     WRITE_SUFFIXES,
@@ -41,7 +42,6 @@ from .formats import suffix, table_kind
 
 # The long layout of a score table (one row per item and model; see jecs_core.data).
 LONG_TABLE_COLUMNS = ("item_id", "split", "model", "score")
-TEXT_COLUMNS = ("item_id", "model")  # names, read as written: an id or a model "01" stays "01"
 # The "all scores" table the scoring engine writes: every detection score of every model.
 ALL_SCORES_COLUMNS = ("item_id", "model", "score_name", "value")
 
@@ -152,6 +152,7 @@ def csv_options(header: list[str], text_columns=("item_id",)) -> dict:
 
 
 def _read_csv(handle, header: list[str], source: str, text_columns=("item_id",)) -> pd.DataFrame:
+    text_columns = tuple(text_columns(header)) if callable(text_columns) else text_columns  # e.g. read_as_written
     options = csv_options(header, text_columns)
     as_text = options["dtype"] or {}
     wide = len(header) > WIDE_HEADER
@@ -197,7 +198,7 @@ def _read_parquet(handle, source: str) -> pd.DataFrame:
         raise ScoreTableError(f"{source}: could not be read as Parquet ({exc.__class__.__name__}: {_one_line(exc)})") from None
     arrow = plain_cells(arrow, source, ScoreTableError)
     try:
-        frame = arrow.to_pandas()
+        frame = to_frame(arrow)
     except Exception as exc:
         raise ScoreTableError(f"{source}: could not convert the Parquet columns ({exc.__class__.__name__}: {_one_line(exc)})") from None
     if frame.index.names != [None]:  # a stored, named pandas index is data: bring it back as columns
@@ -217,9 +218,8 @@ def _kind(name: str, source: str) -> str:
 def read_table(path: str | Path, *, text_columns=("item_id",)) -> pd.DataFrame:
     """Read a ``.csv`` or ``.parquet`` file (by extension) into a DataFrame, column names exactly as written.
 
-    The ``text_columns`` of a CSV (default ``item_id``) are read as text, and pandas' NA strings
-    ("NA", "null", ...) are not applied to them: an id or a text "NA" is kept, an empty cell is "".
-    Anything else is typed by the parser. Parquet is read through pyarrow; nothing is unpickled.
+    The ``text_columns`` of a CSV (default ``item_id``, or a function of its header's names) are read as text, without
+    pandas' NA strings ("NA", "null", ...): an id or a text "NA" is kept, an empty cell is "". Other columns are typed. Parquet is read through pyarrow; nothing is unpickled.
 
     Raises
     ------

@@ -8,16 +8,16 @@ import pandas as pd
 
 from jecs_core.data import ScoreTableError
 from jecs_core.formats import TABLE_SUFFIXES
-from jecs_core.io import read_table
+from jecs_core.io import read_as_written, read_table
 
 REQUIRED_COLUMNS = ("item_id", "split", "text")
 SPLITS = ("calibration", "test")
 
 def _read_file(p: Path) -> pd.DataFrame:
     # The core's one reader: exact headers (a duplicate is refused, never renamed), never unpickles;
-    # a text that reads "NA" or "null" is a text, and an empty cell is the empty text.
+    # ids, texts and carried columns are read as written (a text "NA" is a text, an empty cell the empty text).
     try:
-        return read_table(p, text_columns=("item_id", "text"))
+        return read_table(p, text_columns=read_as_written)
     except ScoreTableError as exc:
         raise ValueError(f"texts file {str(p)!r}: {str(exc).removeprefix(str(p) + ': ')}") from None
 

@@ -19,9 +19,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..io import TEXT_COLUMNS, read_table, read_table_bytes
+from ..io import read_table, read_table_bytes
 
 DEFAULT_METRIC = "correct"
+TEXT_COLUMNS = ("item_id", "model")  # names, read as written: an id or a model "01" stays "01"
 
 
 @dataclass(frozen=True)

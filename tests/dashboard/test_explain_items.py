@@ -115,3 +115,12 @@ def test_gcp_note_only_when_over_alpha(table, comparison):
     for method in comparison.methods:
         note = explain.gcp_note(comparison, method)
         assert (note is not None) == (comparison.metrics(method).gcp > comparison.alpha)
+
+
+def test_the_items_own_text_is_the_text_column_wherever_it_stands():
+    loaded = jecs_core.load_scores_bytes(b"item_id,split,score_a,source,text\nc1,calibration,2,007,first\n"
+                                         b"c2,calibration,3,010,second\nt1,test,0.5,011,the passage\n", "up.csv")
+    assert explain.text_columns(loaded) == ["text", "source"]  # carried columns are read as written, as text
+    comparison = jecs_core.compare_methods(loaded, alpha=0.1, methods=[jecs_core.DEFAULT_METHOD])
+    item = explain.explain_item(loaded, comparison, 0, jecs_core.DEFAULT_METHOD)
+    assert item.text == "the passage"

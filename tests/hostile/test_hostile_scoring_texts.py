@@ -27,6 +27,14 @@ def test_na_like_texts_and_ids_are_kept_as_written(tmp_path):
     assert frame["item_id"].tolist() == ["NA", "b"] and frame["text"].tolist() == ["null", "NA"]
 
 
+def test_carried_columns_are_kept_as_written_and_labels_typed(tmp_path):
+    path = tmp_path / "texts.csv"
+    path.write_text("item_id,split,text,source,member_a\na,calibration,x,007,1\nb,test,y,NA,0\n", encoding="utf-8")
+    frame = read_texts(path)
+    assert frame["source"].tolist() == ["007", "NA"]  # carried to the score table as written
+    assert frame["member_a"].tolist() == [1, 0]
+
+
 def test_split_words_are_read_as_a_score_table_reads_them(tmp_path):
     path = tmp_path / "texts.csv"
     path.write_text("item_id,split,text\na,Test ,hello\nb, CALIBRATION,again\n", encoding="utf-8")
