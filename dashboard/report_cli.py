@@ -11,7 +11,15 @@ from pathlib import Path
 
 from jecs_core import DEFAULT_METHOD, METHODS, get_rule
 from jecs_core.cli import run as run_cli
-from jecs_core.cli.options import add_post_hoc_delta, add_rule_options, add_table_options, alpha_arg, rule_options
+from jecs_core.cli.options import (
+    add_post_hoc_delta,
+    add_rule_options,
+    add_shift_options,
+    add_table_options,
+    alpha_arg,
+    parsed_covariates,
+    rule_options,
+)
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -26,6 +34,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
                         help=f"rule whose figures and sidecar the report shows (default {DEFAULT_METHOD})")
     add_rule_options(parser)
+    add_shift_options(parser)
     add_post_hoc_delta(parser)
     parser.set_defaults(handler=run)
     return parser
@@ -41,17 +50,35 @@ def run(args: argparse.Namespace) -> int:
     from .report.posthoc import PostHocContext
 
     out = check_output_path(args.out, suffixes=(".html",), inputs=(args.scores,), what="--out")
+    args.covariates = parsed_covariates(args.covariates)  # before the table is read: a bad list fails at once
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
     options = rule_options(args)
-    comparison = compare_methods(table, alpha=args.alpha, **options)
+    comparison, shift = _compared(args, table, options) if args.covariates is not None else (
+        compare_methods(table, alpha=args.alpha, **options), None)
     # The diagnostics judge the paper's JECS, so they take its options only.
     diagnostics = audit_diagnostics_or_none(table, alpha=args.alpha, **get_rule("jecs").accepted(options))
     inputs = ReportInputs(table=table, comparison=comparison, method=args.method, data_name=Path(args.scores).name,
-                          options=options, diagnostics=diagnostics, post_hoc=PostHocContext(delta=args.post_hoc_delta))
+                          options=options, diagnostics=diagnostics, post_hoc=PostHocContext(delta=args.post_hoc_delta),
+                          shift=shift)
     page = build_report(inputs)
     write_files_atomic({out: lambda path: path.write_text(page, encoding="utf-8")})  # all or nothing, as every export
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
     return 0
+
+
+def _compared(args: argparse.Namespace, table, options: dict):
+    """The rules on covariate-aware p-values (as ``jecs select --covariates``), and the record of how they were made."""
+    from jecs_core.compare import compare_pvalues
+    from jecs_core.shift.table import table_shift_pvalues
+
+    try:
+        shifted = table_shift_pvalues(table, covariates=args.covariates, method=args.shift_method)
+    except ValueError as exc:  # an unknown covariate, a table without any
+        raise ValueError(f"--covariates: {exc}") from exc
+    comparison = compare_pvalues(shifted.pvalues, alpha=args.alpha, models=table.models, contaminated=table.contaminated,
+                                 **options)
+    covariates = args.covariates if args.covariates == "all" else list(args.covariates)
+    return comparison, {"covariates": covariates, "shift_method": args.shift_method, "shift": shifted.to_dict()}
 
 
 def main(argv=None) -> int:

@@ -37,6 +37,8 @@ class ReportInputs:
     diagnostics: object | None = None
     leaderboard: object | None = None  # a jecs_core.leaderboard.Leaderboard: adds the leaderboard section
     post_hoc: PostHocContext | None = None  # δ, a hand-edited set, a commit of α (default: δ = 0.1, none)
+    # Covariate-aware p-values: {"covariates", "shift_method", "shift": ShiftPValues.to_dict()}, as jecs select records them.
+    shift: Mapping | None = None
 
 
 def audit_diagnostics_or_none(table: ScoreTable, *, alpha: float = 0.1, **options):
@@ -134,6 +136,9 @@ def _settings(inputs: ReportInputs) -> str:
         ("rule inspected", rule.label),
         ("its guarantee", rule.guarantee.description),
         *((option.label, option.to_url(value)) for option, value in _options(inputs)),
+        *(() if inputs.shift is None else (
+            ("covariates", ", ".join(inputs.shift["covariates"]) if inputs.shift["covariates"] != "all" else "all"),
+            ("covariate use", f"{inputs.shift['shift']['method']}: {inputs.shift['shift']['reason']}"))),
         ("jecs version", __version__),
     ])
 
@@ -180,9 +185,10 @@ def build_report(inputs: ReportInputs) -> str:
     warn_html = "".join(f"<li>{_e(m)}</li>" for _, m in warnings) or "<li class='none'>none</li>"
     provenance = provenance_for(t)
     context = inputs.post_hoc or PostHocContext()
+    options = {**{option.name: value for option, value in _options(inputs)}, **(inputs.shift or {})}
     try:
-        sidecar = apply_to_sidecar(selection_metadata(t, c, inputs.method, options={o.name: v for o, v in _options(inputs)},
-                                                      post_hoc_delta=context.delta), t, c, inputs.method, context)
+        sidecar = apply_to_sidecar(selection_metadata(t, c, inputs.method, options=options, post_hoc_delta=context.delta),
+                                   t, c, inputs.method, context)
     except (ValueError, OSError) as exc:  # an input file gone or unreadable: say so in its place
         sidecar = {"error": f"the selection record could not be built ({exc.__class__.__name__}: {exc})"}
     sections = [

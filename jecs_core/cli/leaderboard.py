@@ -9,8 +9,16 @@ from pathlib import Path
 import numpy as np
 
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY
-from ..shift.methods import SHIFT_METHODS
-from .options import add_post_hoc_delta, add_rule_options, add_table_options, alpha_arg, rule_options, seed_arg
+from .options import (
+    add_post_hoc_delta,
+    add_rule_options,
+    add_shift_options,
+    add_table_options,
+    alpha_arg,
+    parsed_covariates,
+    rule_options,
+    seed_arg,
+)
 
 
 def register(subparsers) -> None:
@@ -35,8 +43,7 @@ def register(subparsers) -> None:
     parser.add_argument("--alpha", type=alpha_arg, default=0.1, help="target global contamination rate (default 0.1)")
     parser.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
                         help=f"selection rule of the clean subset (default {DEFAULT_METHOD})")
-    parser.add_argument("--covariates", default=None, help="covariate columns for shift-aware p-values, as for `jecs select`")
-    parser.add_argument("--shift-method", choices=SHIFT_METHODS, default="auto", help="as for `jecs select` (default auto)")
+    add_shift_options(parser)
     add_post_hoc_delta(parser)
     parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the bootstrap and sign-flip draws (metrics not 0/1)")
     parser.add_argument("--out", default=None, help="write the leaderboard CSV (or .parquet) here")
@@ -155,17 +162,6 @@ def _hint_scores_after_results(parser) -> None:
     parser.error = error
 
 
-def _covariates(text):
-    if text is None:
-        return None
-    from ..shift.table import parse_covariates
-
-    try:
-        return parse_covariates(text)
-    except ValueError as exc:
-        raise ValueError(f"--covariates: {exc}") from exc
-
-
 def run(args: argparse.Namespace) -> int:
     # pandas-heavy: imported when the command runs, so `jecs leaderboard --help` stays quick.
     from ..data import load_scores
@@ -182,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
     source = args.results[0] if len(args.results) == 1 else args.results
     results = load_results(source, metric=args.metric, id_field=args.id_field)
     board = leaderboard(table, results, alpha=args.alpha, method=args.method, delta=args.post_hoc_delta,
-                        **rule_options(args), covariates=_covariates(args.covariates),
+                        **rule_options(args), covariates=parsed_covariates(args.covariates),
                         shift_method=args.shift_method, seed=args.seed)
     print(format_leaderboard(board, scores=args.scores, results=" ".join(args.results)))
     for line in board.warnings:  # one line each, on stderr so the table stays parseable

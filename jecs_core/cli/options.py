@@ -102,6 +102,31 @@ def add_post_hoc_delta(parser: argparse.ArgumentParser) -> None:
                         "for an alpha picked after looking (default 0.1: 90%% confidence)")
 
 
+def parsed_covariates(text: str | None):
+    """``--covariates`` read: ``None``, ``"all"`` or a tuple of names; a bad list is a ``ValueError`` naming the flag
+    (one line from ``jecs``, where an argparse type would print the usage too)."""
+    if text is None:
+        return None
+    from ..shift.table import parse_covariates  # numpy and the shift tools: only when the flag is given
+
+    try:
+        return parse_covariates(text)
+    except ValueError as exc:
+        raise ValueError(f"--covariates: {exc}") from None
+
+
+def add_shift_options(parser: argparse.ArgumentParser, *, note: str = "") -> None:
+    """``--covariates`` (read with :func:`parsed_covariates`) and ``--shift-method``: p-values that account for a
+    calibration shift (select, leaderboard, report)."""
+    from ..shift.methods import SHIFT_METHODS
+
+    parser.add_argument("--covariates", default=None,
+                        help="covariate columns (x_len,x_src or len,src, or 'all') for p-values that account for a "
+                        f"calibration shift (docs/CALIBRATION-SHIFT.md){note}. Default: plain p-values")
+    parser.add_argument("--shift-method", choices=SHIFT_METHODS, default="auto",
+                        help="how covariates are used: auto (documented rule), weighted, residual, none (default auto)")
+
+
 def add_rule_options(parser: argparse.ArgumentParser) -> None:
     """One flag per declared rule option (:func:`jecs_core.rules.declared_options`), generated from its declaration.
 

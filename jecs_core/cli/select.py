@@ -16,9 +16,16 @@ from .._threads import result_while_main_runs
 from ..conformal import table_pvalues
 from ..posthoc.report import post_hoc_record
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY, Guarantee, get_rule
-from ..shift.methods import SHIFT_METHODS
 from .leaderboard import add_lm_eval_samples_options, check_lm_eval_samples_args, write_lm_eval_selection
-from .options import add_post_hoc_delta, add_rule_options, add_table_options, alpha_arg, rule_options
+from .options import (
+    add_post_hoc_delta,
+    add_rule_options,
+    add_shift_options,
+    add_table_options,
+    alpha_arg,
+    parsed_covariates,
+    rule_options,
+)
 from .progress import add_progress_option, progress_bar, steps
 from .select_summary import SelectOutcome, print_outcome
 
@@ -40,11 +47,7 @@ def register(subparsers) -> None:
     parser.add_argument("--method", choices=METHODS + ("all",), default=DEFAULT_METHOD,
                         help=f"selection written to --out (default {DEFAULT_METHOD}; 'all' adds one selected_<method> column per rule)")
     add_rule_options(parser)
-    parser.add_argument("--covariates", default=None,
-                        help="covariate columns (x_len,x_src or len,src, or 'all') for p-values that account for a "
-                        "calibration shift (docs/CALIBRATION-SHIFT.md); also runs the shift check. Default: plain p-values")
-    parser.add_argument("--shift-method", choices=SHIFT_METHODS, default="auto",
-                        help="how covariates are used: auto (documented rule), weighted, residual, none (default auto)")
+    add_shift_options(parser, note="; also runs the shift check")
     parser.add_argument("--shift-check", action="store_true",
                         help="run the model-free shift check (covariates and text features) even without --covariates")
     diagnostics = parser.add_mutually_exclusive_group()
@@ -68,11 +71,10 @@ def _shifted(args, table):
     """The shift check and covariate-aware p-values when asked for (scikit-learn is imported only then)."""
     if args.covariates is None and not args.shift_check:
         return None, None
-    from ..shift.table import parse_covariates, table_shift_check, table_shift_pvalues
+    from ..shift.table import table_shift_check, table_shift_pvalues
 
+    args.covariates = parsed_covariates(args.covariates)
     try:
-        if args.covariates is not None:
-            args.covariates = parse_covariates(args.covariates)
         check = table_shift_check(table, covariates=args.covariates or "all")
         shift = None if args.covariates is None else table_shift_pvalues(table, covariates=args.covariates, method=args.shift_method)
     except ValueError as exc:  # an unknown covariate, nothing to check

@@ -138,3 +138,29 @@ def test_a_bug_in_the_diagnostics_is_not_hidden(monkeypatch):
     monkeypatch.setattr(diagnostics, "audit_diagnostics", broken)
     with pytest.raises(TypeError, match="programming error"):
         audit_diagnostics_or_none(object(), alpha=0.1)
+
+
+def test_jecs_report_takes_covariates_as_jecs_select_does(tmp_path, capsys):
+    import html as html_text
+
+    from jecs_cli import main
+    from jecs_core.simulate.shift_scenarios import location_shift
+
+    scores, selection, out = tmp_path / "shift.csv", tmp_path / "s.csv", tmp_path / "r.html"
+    location_shift(np.random.default_rng(0)).to_csv(scores, index=False)
+    assert main(["select", str(scores), "--covariates", "x_len", "--out", str(selection), "--no-diagnostics",
+                 "--no-progress"]) == 0
+    record = json.loads(selection.with_suffix(".json").read_text())
+    assert main(["report", str(scores), "--covariates", "x_len", "--out", str(out)]) == 0
+    page = html_text.unescape(out.read_text(encoding="utf-8"))
+    method = record["options"]["shift"]["method"]
+    assert "<th>covariates</th><td>x_len</td>" in page and f"<th>covariate use</th><td>{method}: " in page
+    assert re.findall(r'"n_selected": (\d+)', page) == [str(record["post_hoc"]["n_selected"])]
+    assert f'"method": "{method}"' in page  # the report's selection record says how its p-values were made
+    plain = tmp_path / "plain.html"
+    assert main(["report", str(scores), "--out", str(plain)]) == 0
+    assert "covariate use" not in plain.read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(["report", str(scores), "--covariates", "x_nope", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("jecs report: error: --covariates: ") and "x_nope" in err and err.count("\n") == 1
