@@ -21,7 +21,6 @@ import pandas as pd
 
 from jecs_core import ScoreTable, table_from_frame
 from jecs_core.formats import TABLE_SUFFIXES
-from jecs_core.io import read_table_bytes
 
 from .runtime_gc import freeze_late_imports
 from .settings import OperatorSettings, resolve_path
@@ -93,11 +92,11 @@ def resolve_models(models: dict[str, str], settings: OperatorSettings) -> dict[s
 
 def read_uploaded_texts(name: str, data: bytes) -> pd.DataFrame:
     """Validate an uploaded texts table (CSV or Parquet, parsed in memory, never unpickled)."""
-    from scoring import validate_texts
+    from scoring import read_texts_bytes
 
     if Path(name).suffix.lower() not in TEXT_SUFFIXES:
         raise ValueError(f"{name}: expected a .csv or .parquet texts table")
-    return validate_texts(read_table_bytes(data, name), source=name)
+    return read_texts_bytes(data, name)
 
 
 def read_texts_path(text: str, settings: OperatorSettings) -> pd.DataFrame:

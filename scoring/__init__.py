@@ -11,7 +11,7 @@ run_scoring(texts, models, score="minkpp", ..., engine="local"|"ray") -> Scoring
     Wide table (``score_<model>`` for one score) + long table (every computed score) + report.
 all_scores(texts, models, ...) -> DataFrame
     The long table ``item_id, model, score_name, value`` alone.
-read_texts(path) / validate_texts(frame)
+read_texts(path) / read_texts_bytes(data, name) / validate_texts(frame)
     The texts table ``item_id, split, text[, member_<model>]``.
 ScoreSettings
     k ratios, ``max_length``, ``prepend_bos``, ``long_texts`` / ``stride``.
@@ -37,6 +37,7 @@ _LAZY = {
     "ScoringReport": "results",
     "ModelReport": "results",
     "read_texts": "texts",
+    "read_texts_bytes": "texts",
     "validate_texts": "texts",
     "load_model": "loading",
     "LoadedModel": "loading",

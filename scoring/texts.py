@@ -8,7 +8,7 @@ import pandas as pd
 
 from jecs_core.data import ScoreTableError
 from jecs_core.formats import TABLE_SUFFIXES
-from jecs_core.io import read_as_written, read_table
+from jecs_core.io import read_as_written, read_table, read_table_bytes
 
 REQUIRED_COLUMNS = ("item_id", "split", "text")
 SPLITS = ("calibration", "test")
@@ -45,6 +45,14 @@ def read_texts(path: str | Path) -> pd.DataFrame:
     if not p.is_file():
         raise ValueError(f"texts file {str(p)!r} does not exist")
     return validate_texts(_read_file(p), source=f"texts file {str(p)!r}")
+
+
+def read_texts_bytes(data: bytes, name: str) -> pd.DataFrame:
+    """:func:`read_texts` for an uploaded file's bytes; ``name``'s extension picks the parser and names it in errors.
+
+    Cells are read as :func:`read_texts` reads them: a text "NA" is a text, a carried ``007`` stays ``007``.
+    """
+    return validate_texts(read_table_bytes(data, name, text_columns=read_as_written), source=name)
 
 
 def validate_texts(frame: pd.DataFrame, *, source: str = "texts table") -> pd.DataFrame:

@@ -117,4 +117,7 @@ def test_helpers():
         scoring_run.read_uploaded_texts("texts.pkl", b"\x80\x04")
     texts = scoring_run.read_uploaded_texts("t.csv", scoring_run.EXAMPLE_TEXTS.read_bytes())
     assert len(texts) == 14
+    # Read as `jecs score --texts` reads a file: a text "NA" is a text, a carried 007 stays 007.
+    texts = scoring_run.read_uploaded_texts("t.csv", b"item_id,split,text,source\na,calibration,NA,007\nb,test,null,1\n")
+    assert texts["text"].tolist() == ["NA", "null"] and texts["source"].tolist() == ["007", "1"]
     assert scoring_run.scoring_available() is None
