@@ -84,10 +84,12 @@ def diagnostics(data_key: str, alpha: float, settings: RuleSettings, _table: Sco
 @st.cache_resource(show_spinner="Looking for duplicated items...", max_entries=8)
 def duplicates(data_key: str, _table: ScoreTable):
     """Duplicated test items and their clusters (:func:`jecs_core.checks.find_duplicates`); near-duplicate
-    texts only up to 5,000 items, where MinHash in Python stays under a few seconds."""
+    texts only up to :data:`dashboard.explain.NEAR_MAX_TEXTS_PAGE` items (a note says so above it)."""
     from jecs_core.checks import find_duplicates
 
-    return find_duplicates(_table, near=_table.n <= 5_000)
+    from .explain import NEAR_MAX_TEXTS_PAGE
+
+    return find_duplicates(_table, near_max=NEAR_MAX_TEXTS_PAGE)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

@@ -17,6 +17,9 @@ from jecs_core import REGISTRY, Comparison, ScoreTable
 
 # Display names of the statistics a step-up ranks (``StepUpLine.statistic``).
 _STATISTICS = {"p_tilde": "transformed value p̃", "p_max": "max-p p*"}
+# The near-duplicate pass (MinHash) runs in the Select page's first run on a new data set and grows with
+# the texts (seconds at this size on the 2-core reference machine). Above it the page skips it, with a note.
+NEAR_MAX_TEXTS_PAGE = 5_000
 
 
 @dataclass(frozen=True)
@@ -194,7 +197,7 @@ def selection_warnings(table: ScoreTable, comparison: Comparison, *, duplicates=
                           f"below is expected), so the max-p values pile up near 1 and the rules select little or "
                           f"nothing. {fix}"))
     if duplicates is None:
-        duplicates = find_duplicates(table, near=table.n <= 5_000)
+        duplicates = find_duplicates(table, near_max=NEAR_MAX_TEXTS_PAGE)
     clustered = any(isinstance(result, ClusterResult) for result in comparison.results.values())
     for line in [*duplicates.warnings(clustered=clustered), *role_lookalikes(table)]:
         text = line.split(": ", 1)[1]  # the page shows warnings in a box: no "warning:" prefix

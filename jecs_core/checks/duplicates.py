@@ -201,7 +201,8 @@ def _components(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     return connected_components(graph, directed=False)[1]
 
 
-def find_duplicates(table, *, text_column: str = TEXT_COLUMN, near: bool = True) -> DuplicateReport:
+def find_duplicates(table, *, text_column: str = TEXT_COLUMN, near: bool = True,
+                    near_max: int = NEAR_MAX_TEXTS) -> DuplicateReport:
     """Duplicated items of ``table``: identical score rows, identical and near-duplicate texts.
 
     Parameters
@@ -212,6 +213,8 @@ def find_duplicates(table, *, text_column: str = TEXT_COLUMN, near: bool = True)
     near : bool
         Look for near-duplicate texts (MinHash LSH, Jaccard >= ``NEAR_THRESHOLD`` on character
         5-grams) as well as identical ones.
+    near_max : int
+        Above this many test texts the near-duplicate pass is skipped, and a note says so.
 
     Returns
     -------
@@ -227,8 +230,9 @@ def find_duplicates(table, *, text_column: str = TEXT_COLUMN, near: bool = True)
         text_groups, text_rows, src, dst = _groups(exact)
         edges_src.append(src)
         edges_dst.append(dst)
-        if near and n > NEAR_MAX_TEXTS:
-            notes.append(f"note: near-duplicate texts not checked above {NEAR_MAX_TEXTS:,} test items (n = {n:,})")
+        if near and n > near_max:
+            elsewhere = f"; jecs select checks up to {NEAR_MAX_TEXTS:,}" if n <= NEAR_MAX_TEXTS else ""
+            notes.append(f"note: near-duplicate texts not checked above {near_max:,} test items (n = {n:,}){elsewhere}")
         elif near:
             try:
                 src, dst = _near_edges(texts)

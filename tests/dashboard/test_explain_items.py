@@ -124,3 +124,12 @@ def test_the_items_own_text_is_the_text_column_wherever_it_stands():
     comparison = jecs_core.compare_methods(loaded, alpha=0.1, methods=[jecs_core.DEFAULT_METHOD])
     item = explain.explain_item(loaded, comparison, 0, jecs_core.DEFAULT_METHOD)
     assert item.text == "the passage"
+
+
+def test_the_page_says_when_it_skips_the_near_duplicate_pass(monkeypatch):
+    monkeypatch.setattr(explain, "NEAR_MAX_TEXTS_PAGE", 1)
+    loaded = jecs_core.load_scores_bytes(b"item_id,split,score_a,text\nc1,calibration,2,a\nc2,calibration,3,b\n"
+                                         b"t1,test,0.5,one text\nt2,test,0.7,another\n", "up.csv")
+    comparison = jecs_core.compare_methods(loaded, alpha=0.1, methods=[jecs_core.DEFAULT_METHOD])
+    messages = [m for _, m in explain.selection_warnings(loaded, comparison)]
+    assert "Near-duplicate texts not checked above 1 test items (n = 2); jecs select checks up to 50,000" in messages

@@ -89,6 +89,21 @@ def test_near_duplicate_texts_found_with_datasketch():
     assert report.n_clusters == 19
 
 
+def test_a_skipped_near_duplicate_pass_says_so(monkeypatch):
+    # Past the limit the pass does not run, and the note says where a larger one does.
+    import jecs_core.checks.duplicates as duplicates
+
+    monkeypatch.setattr(duplicates, "_near_edges", lambda texts: pytest.fail("the near-duplicate pass ran"))
+    table = jc.table_from_frame(_frame(np.random.default_rng(9), clean=20, copies=(3,)))
+    report = find_duplicates(table, near_max=10)
+    assert report.notes == ("note: near-duplicate texts not checked above 10 test items (n = 23); jecs select checks "
+                            f"up to {duplicates.NEAR_MAX_TEXTS:,}",)
+    assert report.text_groups == 1 and report.warnings()[-1] == report.notes[0]  # exact copies are still found
+    monkeypatch.setattr(duplicates, "NEAR_MAX_TEXTS", 20)  # a table past every limit: no "elsewhere"
+    assert find_duplicates(table, near_max=20).notes == ("note: near-duplicate texts not checked above 20 test items (n = 23)",)
+    assert find_duplicates(table, near=False).notes == ()
+
+
 def test_calibration_copies_warned():
     rng = np.random.default_rng(8)
     frame = _frame(rng, m=300, text=False)
