@@ -17,6 +17,7 @@ from jecs_core.cli.options import (
     add_shift_options,
     add_table_options,
     alpha_arg,
+    covariate_fields,
     parsed_covariates,
     rule_options,
 )
@@ -77,8 +78,7 @@ def _compared(args: argparse.Namespace, table, options: dict):
         raise ValueError(f"--covariates: {exc}") from exc
     comparison = compare_pvalues(shifted.pvalues, alpha=args.alpha, models=table.models, contaminated=table.contaminated,
                                  **options)
-    covariates = args.covariates if args.covariates == "all" else list(args.covariates)
-    return comparison, {"covariates": covariates, "shift_method": args.shift_method, "shift": shifted.to_dict()}
+    return comparison, {**covariate_fields(args), "shift": shifted.to_dict()}
 
 
 def main(argv=None) -> int:

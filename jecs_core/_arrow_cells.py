@@ -52,5 +52,5 @@ def to_frame(arrow):
     for name, column in zip(arrow.column_names, arrow.columns):
         if kinds.is_integer(column.type) and column.null_count and name in frame.columns and frame[name].dtype.kind == "f":
             nullable = pd.api.types.pandas_dtype(str(column.type).replace("uint", "UInt").replace("int", "Int"))
-            frame[name] = column.to_pandas(types_mapper=lambda kind, nullable=nullable: nullable)
+            frame[name] = column.to_pandas(types_mapper={column.type: nullable}.get)
     return frame

@@ -218,8 +218,8 @@ def _kind(name: str, source: str) -> str:
 def read_table(path: str | Path, *, text_columns=("item_id",)) -> pd.DataFrame:
     """Read a ``.csv`` or ``.parquet`` file (by extension) into a DataFrame, column names exactly as written.
 
-    The ``text_columns`` of a CSV (default ``item_id``, or a function of its header's names) are read as text, without
-    pandas' NA strings ("NA", "null", ...): an id or a text "NA" is kept, an empty cell is "". Other columns are typed. Parquet is read through pyarrow; nothing is unpickled.
+    A CSV's ``text_columns`` (default ``item_id``, or a function of the header) are text, without pandas' NA strings
+    ("NA" stays "NA", an empty cell is ""); the rest is typed. Parquet is read through pyarrow; nothing is unpickled.
 
     Raises
     ------

@@ -115,6 +115,14 @@ def parsed_covariates(text: str | None):
         raise ValueError(f"--covariates: {exc}") from None
 
 
+def covariate_fields(args: argparse.Namespace) -> dict:
+    """``--covariates`` (already read) and ``--shift-method`` as a selection record holds them: the covariates as
+    ``None``, ``"all"`` or a list of names."""
+    covariates = args.covariates
+    return {"covariates": None if covariates is None else covariates if covariates == "all" else list(covariates),
+            "shift_method": args.shift_method}
+
+
 def add_shift_options(parser: argparse.ArgumentParser, *, note: str = "") -> None:
     """``--covariates`` (read with :func:`parsed_covariates`) and ``--shift-method``: p-values that account for a
     calibration shift (select, leaderboard, report)."""

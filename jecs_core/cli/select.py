@@ -23,6 +23,7 @@ from .options import (
     add_shift_options,
     add_table_options,
     alpha_arg,
+    covariate_fields,
     parsed_covariates,
     rule_options,
 )
@@ -169,10 +170,7 @@ def _diagnostics(args, table, pvalues, direction):
 
 
 def _options(args, check, shift) -> dict:
-    options = {**rule_options(args), "layout": args.layout, "raw_cells": bool(args.raw_cells),
-               "covariates": None if args.covariates is None else
-               (args.covariates if args.covariates == "all" else list(args.covariates)),
-               "shift_method": args.shift_method}
+    options = {**rule_options(args), "layout": args.layout, "raw_cells": bool(args.raw_cells), **covariate_fields(args)}
     if args.cluster != "none":
         options["cluster"] = args.cluster
     if shift is not None:
