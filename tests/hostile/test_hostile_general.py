@@ -134,7 +134,9 @@ def test_ctrl_c_at_any_moment_of_the_start_exits_without_a_traceback(tmp_path, d
     _, err = proc.communicate(timeout=120)
     if "<frozen site>" in err:  # Python's own start (site, .pth files) on a loaded machine: no jecs code ran yet
         pytest.skip("interrupted inside the interpreter's start, before the jecs entry point")
-    assert proc.returncode in (0, 130) and "Traceback" not in err, err[-1500:]
+    # -SIGINT: the signal landed after the command was done, while the interpreter shut down with
+    # the default handler back in place; a shell reports it as 130, like the guarded exit.
+    assert proc.returncode in (0, 130, -signal.SIGINT) and "Traceback" not in err, err[-1500:]
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
