@@ -11,7 +11,10 @@ interleaved round by round, each against the floor (``np.sort`` of the calibrati
 Which is faster depends on numpy's sort; run it again with numpy's SIMD kernels switched off
 (``NPY_DISABLE_CPU_FEATURES="X86_V3,X86_V4,AVX512_ICL,AVX512_SPR"`` on x86-64) to see the other side.
 
-Run:  python benchmarks/bench_rank.py [--rounds 5]
+``--dtype float32`` draws the scores in float32, as a model's scores often come: they tie now and
+then, which decides whether the distinct values are worth extracting without a table.
+
+Run:  python benchmarks/bench_rank.py [--rounds 5] [--dtype float32]
 """
 
 from __future__ import annotations
@@ -66,10 +69,11 @@ def _one_shape(test: np.ndarray, cal: np.ndarray, rounds: int) -> dict[str, floa
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--dtype", choices=("float64", "float32"), default="float64")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
     print(f"numpy {np.__version__}, NPY_DISABLE_CPU_FEATURES={os.environ.get('NPY_DISABLE_CPU_FEATURES', '')!r}, "
-          f"{args.rounds} interleaved rounds; the probe says ranking "
+          f"{args.dtype}, {args.rounds} interleaved rounds; the probe says ranking "
           f"{'pays' if kernel.ranking_pays() else 'does not pay'} here")
     print(f"{'n':>10}{'m':>11}{'dec':>5}{'floor ms':>10}{'table':>8}{'ranked':>8}{'library':>9}")
     loads = []
@@ -78,6 +82,7 @@ def main(argv=None) -> int:
             test, cal = rng.standard_normal(n), rng.standard_normal(m)
             if decimals is not None:
                 test, cal = np.round(test, decimals), np.round(cal, decimals)
+            test, cal = test.astype(args.dtype), cal.astype(args.dtype)
             got = _one_shape(test, cal, args.rounds)
             loads.append(os.getloadavg()[0])
             print(f"{n:>10,}{m:>11,}{'-' if decimals is None else decimals:>5}{got['floor'] * 1e3:>10.2f}"

@@ -6,6 +6,8 @@ the default rule selects about 56,000 items; ``--signal 2`` gives a table where
 every rule selects nothing, which hides the cost of the selection itself.
 ``--decimals 1`` rounds every score to one decimal (heavy ties: about 85 distinct
 calibration values a column, and tied p-values), as scores printed to a few digits are.
+``--dtype float32`` passes float32 scores, as a model's scores often come; the floor then sorts
+and searches float32 too.
 
 The floor is what any conformal p-value code must do at least: sort each
 calibration column and ``searchsorted`` each test column into it, on one thread.
@@ -13,7 +15,7 @@ Every stage runs interleaved with the floor, round by round, and the printed
 ratio is the median of the per-round ratios (wall time), so a busy shared
 machine slows both sides alike; CPU seconds are printed beside it.
 
-Run:  python benchmarks/bench_select.py [--n 1000000] [--m 100000] [--k 16] [--rounds 5] [--decimals D]
+Run:  python benchmarks/bench_select.py [--n 1000000] [--m 100000] [--k 16] [--rounds 5] [--decimals D] [--dtype float32]
 """
 
 from __future__ import annotations
@@ -64,9 +66,11 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--alpha", type=float, default=0.1)
     parser.add_argument("--decimals", type=int, default=None, help="round every score to this many decimals (ties)")
+    parser.add_argument("--dtype", choices=("float64", "float32"), default="float64")
     args = parser.parse_args(argv)
 
     test, cal = strong_signal_table(args.n, args.m, args.k, args.signal, decimals=args.decimals)
+    test, cal = test.astype(args.dtype), cal.astype(args.dtype)
     alpha = args.alpha
     p = conformal_pvalues(test, cal)
     counts = {name: int(fn().n_selected) for name, fn in {
@@ -76,7 +80,7 @@ def main(argv=None) -> int:
         "intersection": lambda: intersection_selection(p, alpha=alpha),
     }.items()}
     print(f"n = {args.n:,} test, m = {args.m:,} calibration, K = {args.k}, signal = {args.signal}, "
-          f"scores rounded to {'-' if args.decimals is None else args.decimals} decimals, alpha = {alpha}, "
+          f"scores rounded to {'-' if args.decimals is None else args.decimals} decimals, {args.dtype}, alpha = {alpha}, "
           f"{os.cpu_count()} CPU(s), {args.rounds} interleaved rounds")
     print("selected: " + ", ".join(f"{name} {count:,}" for name, count in counts.items()))
 

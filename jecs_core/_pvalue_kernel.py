@@ -86,6 +86,7 @@ def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generat
     ----------
     test_scores : array_like, shape (n, K) or (n,)
         Detection scores of the test items, one column per model, larger = more member-like.
+        A float32 pair (both arrays) is searched as float32, with the same result as in float64.
     calibration_scores : array_like, shape (m, K) or (m,)
         Scores of the calibration items (known members of every model), same columns.
     rng : numpy.random.Generator, optional
@@ -100,8 +101,13 @@ def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generat
         p-values in ``{1/(m+1), ..., 1}`` (deterministic form) or in ``(0, 1]`` (randomized).
     """
     calibration_scores = _same_columns(test_scores, calibration_scores)
-    test = check_score_matrix(test_scores, "test_scores")
-    cal = check_score_matrix(calibration_scores, "calibration_scores")
+    # float32 scores stay float32 (sorting and searching them moves half the bytes); the counts are
+    # the same as after widening, since every comparison is. Mixed precisions, and the randomized
+    # form's integer keys, work in float64.
+    test = check_score_matrix(test_scores, "test_scores", keep_float32=True)
+    cal = check_score_matrix(calibration_scores, "calibration_scores", keep_float32=True)
+    if test.dtype != cal.dtype or rng is not None:
+        test, cal = test.astype(float, copy=False), cal.astype(float, copy=False)
     if test.shape[1] != cal.shape[1]:
         raise ValueError(
             f"test_scores has {test.shape[1]} model column(s) but calibration_scores has {cal.shape[1]}"

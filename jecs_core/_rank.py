@@ -42,12 +42,18 @@ _FEW_DISTINCT = 64
 # values, and fewer queries save less than that on their searches (benchmarks/bench_rank.py).
 _TABLE_FROM_QUERIES = 4096
 _TABLE_FROM_SHARE = 0.5
+# Without a table, searching among the distinct values pays for finding them only where ties are
+# common (rounded scores); float32 scores tie now and then (about 470 of 10^5 normal draws), and
+# finding the runs of 10^5 values cost half the time of 10^4 searches (benchmarks/bench_rank.py
+# --dtype float32). A sample of neighbouring pairs tells the two apart at a fixed cost.
+_TIE_SAMPLE = 4096
+_TIED_SHARE = 0.25
 
 
 def _bucket(values: np.ndarray, lo: float, scale: float, n_buckets: int, out: np.ndarray) -> np.ndarray:
     """``floor(clip((values - lo) * scale, -1, n_buckets)) + 1`` as intp, through the float buffer ``out``."""
     with np.errstate(over="ignore"):  # a far value becomes +-inf, which the clip brings back
-        np.subtract(values, lo, out=out)
+        np.subtract(values, lo, out=out, dtype=out.dtype)  # float32 values widen exactly, then as float64 ones
         out *= scale
     np.clip(out, -1.0, float(n_buckets), out=out)
     np.floor(out, out=out)
@@ -63,10 +69,10 @@ def at_most_counter(reference: np.ndarray, *, queries: int | None = None):
     number of queries it will answer in all (unknown: ``None``), decides whether a bucket table pays
     for its build; when it does not, each query is a binary search.
     """
+    if not _table_pays(reference.shape[0], queries) and not _ties_common(reference):
+        return functools.partial(_searched, reference)  # ties, if any, do not need their runs found to be searched
     ends = _run_ends(reference)
     if ends is None:
-        if not _table_pays(reference.shape[0], queries):
-            return functools.partial(_searched, reference)
         return _BucketTable(reference).count
     # 1 + the count at or below each distinct value (and 1 below them all), indexed by 1 + the distinct
     # values at or below a query.
@@ -94,9 +100,9 @@ def count_at_most(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    reference : numpy.ndarray of float64, shape (m,)
+    reference : numpy.ndarray of float64 or float32, shape (m,)
         Sorted ascending, finite, ``m >= 1``.
-    queries : numpy.ndarray of float64, shape (n,)
+    queries : numpy.ndarray of the same dtype as ``reference``, shape (n,)
         Finite values (a strided column is fine).
 
     Returns
@@ -123,9 +129,9 @@ def count_at_most_unsorted(reference: np.ndarray, queries: np.ndarray) -> np.nda
 
     Parameters
     ----------
-    reference : numpy.ndarray of float64, shape (m,)
+    reference : numpy.ndarray of float64 or float32, shape (m,)
         Finite values, in any order.
-    queries : numpy.ndarray of float64, shape (n,)
+    queries : numpy.ndarray of the same dtype as ``reference``, shape (n,)
         Finite values, ``n >= 1`` (a strided column is fine).
 
     Returns
@@ -144,6 +150,13 @@ def count_at_most_unsorted(reference: np.ndarray, queries: np.ndarray) -> np.nda
     out = np.empty(n, dtype=np.int64)
     out[order] = np.cumsum(starts[:n]) + 1
     return out
+
+
+def _ties_common(reference: np.ndarray) -> bool:
+    """Whether a sample of neighbouring sorted values finds a tie in at least ``_TIED_SHARE`` of its pairs."""
+    step = max(1, reference.shape[0] // _TIE_SAMPLE)
+    left, right = reference[:-1:step], reference[1::step]
+    return bool(np.count_nonzero(left == right) >= _TIED_SHARE * left.shape[0])
 
 
 def _run_ends(reference: np.ndarray) -> np.ndarray | None:

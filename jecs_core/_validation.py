@@ -148,20 +148,28 @@ def check_fixed_lam(lam, default: float, name: str = "lam") -> float:
     return float(default) if chosen == "auto" else chosen
 
 
-def check_score_matrix(values, name: str) -> np.ndarray:
-    """Return ``values`` as a finite (rows, K) float array of scores; a 1-D input is one model."""
+def check_score_matrix(values, name: str, *, keep_float32: bool = False) -> np.ndarray:
+    """Return ``values`` as a finite (rows, K) float array of scores; a 1-D input is one model.
+
+    float64, except that a float32 array stays float32 when ``keep_float32`` is set (for code whose
+    results depend only on comparisons between scores, which widening would not change).
+    """
     try:
         if hasattr(values, "to_numpy") and hasattr(values, "dtypes"):  # a DataFrame: pandas' NA as NaN, refused below
             arr = values.to_numpy(dtype=float, na_value=np.nan)
         else:
-            arr = np.asarray(values, dtype=float)
+            kept = keep_float32 and getattr(values, "dtype", None) == np.float32
+            arr = np.asarray(values, dtype=np.float32 if kept else float)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must hold numbers only ({' '.join(str(exc).split())})") from None
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a 1-D or 2-D array, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
+    # A finite sum means finite cells, in one pass without a mask; an overflowing sum is checked cell by cell.
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = arr.sum()
+    if not np.isfinite(total) and not np.all(np.isfinite(arr)):
         row, col = np.argwhere(~np.isfinite(arr))[0]
         raise ValueError(f"{name} must be finite; found {float(arr[row, col])!r} at row {row}, column {col}")
     return arr

@@ -208,7 +208,49 @@ def test_errors_name_the_argument():
         conformal_pvalues(np.zeros((2, 2)), np.zeros((2, 3)))
     with pytest.raises(ValueError, match="test_scores must be finite"):
         conformal_pvalues(np.array([[np.nan]]), np.zeros((2, 1)))
+    for cells in ([np.inf, -np.inf], [1.0, -np.inf], [np.nan, 1e308]):  # a sum that is not finite, then the cell
+        with pytest.raises(ValueError, match="calibration_scores must be finite; found (-?inf|nan) at row [01]"):
+            conformal_pvalues(np.zeros((2, 1)), np.array(cells)[:, None])
+    huge = np.array([[1e308], [1e308]])  # a sum past float64, of finite cells: accepted
+    np.testing.assert_array_equal(conformal_pvalues(huge, huge), [[1.0], [1.0]])
     with pytest.raises(ValueError, match="at least one row"):
         conformal_pvalues(np.zeros((2, 1)), np.zeros((0, 1)))
     with pytest.raises(ValueError, match="rng"):
         conformal_pvalues(np.zeros((2, 1)), np.zeros((2, 1)), rng=3)
+
+
+scores32 = st.floats(-4, 4, width=32) | st.sampled_from([0.0, -0.0, 1.5, 3.4e38, -3.4e38])
+
+
+@given(
+    st.integers(1, 3).flatmap(
+        lambda k: st.tuples(
+            arrays(np.float32, st.tuples(st.integers(1, 30), st.just(k)), elements=scores32),
+            arrays(np.float32, st.tuples(st.integers(1, 30), st.just(k)), elements=scores32),
+            st.integers(0, 2**32 - 1),
+        )
+    )
+)
+def test_float32_scores_give_the_p_values_of_their_float64_widening(case):
+    # float32 scores are compared as float32 (no widened copy); every comparison, so every count, is the same.
+    test, cal, seed = case
+    wide_test, wide_cal = test.astype(float), cal.astype(float)
+    p = conformal_pvalues(test, cal)
+    np.testing.assert_array_equal(p, conformal_pvalues(wide_test, wide_cal))
+    np.testing.assert_array_equal(p, brute_force(wide_test, wide_cal))
+    np.testing.assert_array_equal(conformal_pvalues(test, wide_cal), p)  # mixed precisions
+    np.testing.assert_array_equal(conformal_pvalues(test, cal, rng=np.random.default_rng(seed)),
+                                  conformal_pvalues(wide_test, wide_cal, rng=np.random.default_rng(seed)))
+
+
+@pytest.mark.parametrize(("n", "m", "k"), [(130_000, 300, 16), (3_000, 60_000, 2), (20_000, 20_000, 1)])
+def test_float32_tables_on_every_path(monkeypatch, n, m, k):
+    # Threaded, ranked (forced where this machine's probe would not) and table paths, with float32's own ties.
+    monkeypatch.setattr(conformal_mod, "_ranking_pays", True)
+    rng = np.random.default_rng(n)
+    test, cal = rng.standard_normal((n, k)).astype(np.float32), rng.standard_normal((m, k)).astype(np.float32)
+    p = conformal_pvalues(test, cal)
+    assert p.dtype == np.float64
+    np.testing.assert_array_equal(p, conformal_pvalues(test.astype(float), cal.astype(float)))
+    ref = (1 + np.array([np.searchsorted(np.sort(cal[:, j]), test[:, j], side="right") for j in range(k)]).T) / (m + 1)
+    np.testing.assert_array_equal(p, ref)

@@ -152,14 +152,35 @@ def test_the_table_is_built_only_for_enough_queries(monkeypatch, m, queries, tab
     real = rank._BucketTable
     monkeypatch.setattr(rank, "_BucketTable", lambda values: built.append(values.size) or real(values))
     rng = np.random.default_rng(m)
-    for reference in (np.sort(rng.standard_normal(m)), np.sort(np.round(rng.standard_normal(m) * 100))):
+    # Untied; tied often (rounded); tied now and then (float32 draws: a few of 10,000).
+    for reference in (np.sort(rng.standard_normal(m)), np.sort(np.round(rng.standard_normal(m) * 100)),
+                      np.sort(rng.standard_normal(m).astype(np.float32))):
         built.clear()
         count = at_most_counter(reference, queries=queries)
-        probes = rng.standard_normal(300) * 50
+        probes = (rng.standard_normal(300) * 50).astype(reference.dtype)
         np.testing.assert_array_equal(count(probes), reference_count(reference, probes))
         distinct = np.unique(reference).size
-        if distinct == m:
+        few_queries = queries is not None and queries < max(4096, m / 2)
+        if distinct == m or (few_queries and not rank._ties_common(reference)):  # each query a binary search
             expected = table
         else:  # the table over the distinct values, by the same rule
             expected = distinct > _FEW_DISTINCT and (queries is None or queries >= max(4096, distinct / 2))
         assert bool(built) == expected, (m, queries, distinct)
+
+
+@pytest.mark.parametrize(("copies", "common"), [(1, False), (2, True), (50, True)])
+def test_a_sample_of_neighbours_tells_common_ties_from_rare_ones(copies, common):
+    rng = np.random.default_rng(copies)
+    reference = np.sort(np.repeat(rng.standard_normal(200_000 // copies), copies))
+    reference[: 100] = reference[0]  # a few ties among distinct values do not make them common
+    assert rank._ties_common(reference) is common
+    assert rank._ties_common(reference[-3:]) is (copies > 1)  # shorter than the sample: every pair is looked at
+
+
+@given(arrays(np.float32, st.integers(1, 60), elements=st.floats(-4, 4, width=32) | st.sampled_from([0.0, -0.0, 1.5])),
+       arrays(np.float32, st.integers(0, 60), elements=st.floats(width=32, allow_nan=False, allow_infinity=False)))
+def test_float32_values_count_as_the_binary_search(reference, queries):
+    ordered = np.sort(reference)
+    np.testing.assert_array_equal(count_at_most(ordered, queries), reference_count(ordered, queries))
+    if queries.size:  # the ranked form steps below each reference value in float32
+        np.testing.assert_array_equal(count_at_most_unsorted(reference, queries), reference_count(ordered, queries))
