@@ -14,7 +14,11 @@ Which is faster depends on numpy's sort; run it again with numpy's SIMD kernels 
 ``--dtype float32`` draws the scores in float32, as a model's scores often come: they tie now and
 then, which decides whether the distinct values are worth extracting without a table.
 
-Run:  python benchmarks/bench_rank.py [--rounds 5] [--dtype float32]
+``--signal 4`` draws the scores as a strong detector gives them (``bench_select.py``'s table): the
+calibration scores (members) 4 standard deviations up, one test score in ten with them, the
+others below nearly every calibration score, where a binary search is cheap.
+
+Run:  python benchmarks/bench_rank.py [--rounds 5] [--dtype float32] [--signal 4]
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ import jecs_core._rank as rank  # noqa: E402
 from jecs_core import conformal_pvalues  # noqa: E402
 
 SHAPES = [(10**6, 10**5), (10**5, 10**5), (10**5, 3 * 10**5), (10**5, 10**6), (10**4, 10**5), (10**4, 10**6),
-          (2_500, 10**5), (1_000, 10**5), (10**4, 2 * 10**4), (1_000, 10**4)]
+          (2_500, 10**5), (1_000, 10**5), (10**4, 2 * 10**4), (2 * 10**4, 4 * 10**4), (5 * 10**4, 10**5),
+          (6_000, 2_000), (5_000, 500), (1_000, 10**4)]
 
 
 def _forced_table(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
@@ -70,16 +75,18 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--dtype", choices=("float64", "float32"), default="float64")
+    parser.add_argument("--signal", type=float, default=0.0, help="members' shift (0: one distribution for all)")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
     print(f"numpy {np.__version__}, NPY_DISABLE_CPU_FEATURES={os.environ.get('NPY_DISABLE_CPU_FEATURES', '')!r}, "
-          f"{args.dtype}, {args.rounds} interleaved rounds; the probe says ranking "
+          f"{args.dtype}, signal {args.signal:g}, {args.rounds} interleaved rounds; the probe says ranking "
           f"{'pays' if kernel.ranking_pays() else 'does not pay'} here")
     print(f"{'n':>10}{'m':>11}{'dec':>5}{'floor ms':>10}{'table':>8}{'ranked':>8}{'library':>9}")
     loads = []
     for n, m in SHAPES:
         for decimals in (None, 1, 3):
-            test, cal = rng.standard_normal(n), rng.standard_normal(m)
+            test = rng.standard_normal(n) + args.signal * (rng.random(n) < 0.1)
+            cal = rng.standard_normal(m) + args.signal
             if decimals is not None:
                 test, cal = np.round(test, decimals), np.round(cal, decimals)
             test, cal = test.astype(args.dtype), cal.astype(args.dtype)

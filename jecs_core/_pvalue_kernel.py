@@ -140,7 +140,8 @@ def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generat
             # A bucket table answers most look-ups without a binary search (jecs_core._rank);
             # (1 + c) / (m + 1) is one division, rounded as the formula is. Row blocks keep the
             # look-up's buffers in cache and out of the peak memory.
-            count, scores = at_most_counter(ordered, queries=n), test[:, k]
+            scores = test[:, k]
+            count = at_most_counter(ordered, queries=scores)
             for rows in row_blocks(n):
                 np.divide(count(scores[rows]), m + 1, out=target[rows])
             return

@@ -184,3 +184,24 @@ def test_float32_values_count_as_the_binary_search(reference, queries):
     np.testing.assert_array_equal(count_at_most(ordered, queries), reference_count(ordered, queries))
     if queries.size:  # the ranked form steps below each reference value in float32
         np.testing.assert_array_equal(count_at_most_unsorted(reference, queries), reference_count(ordered, queries))
+
+
+@pytest.mark.parametrize(("below", "table"), [(0.0, True), (0.5, True), (0.9, False), (1.0, False)])
+def test_queries_outside_the_reference_range_count_a_quarter_towards_a_table(monkeypatch, below, table):
+    # 10,000 queries against 10,000 values: a table, unless most queries lie outside the values' range
+    # (below it, as a strong detector puts non-members), where each search is cheap: 0.9 outside weigh
+    # 0.1 + 0.9 / 4 = 0.325 of 10,000, under half of the values.
+    monkeypatch.setattr(rank, "_TABLE_FROM_QUERIES", 4096)
+    monkeypatch.setattr(rank, "_TABLE_FROM_SHARE", 0.5)
+    built = []
+    real = rank._BucketTable
+    monkeypatch.setattr(rank, "_BucketTable", lambda values: built.append(values.size) or real(values))
+    rng = np.random.default_rng(7)
+    reference = np.sort(rng.standard_normal(10_000))
+    queries = rng.standard_normal(10_000)
+    queries[rng.random(10_000) < below] -= 50.0
+    queries[:3] = [reference[-1], reference[0], 1e300]  # the range's ends: the top one counts as outside
+    np.testing.assert_array_equal(count_at_most(reference, queries), reference_count(reference, queries))
+    assert bool(built) is table
+    assert rank._weighted_queries(reference, queries[:0]) == (0, 0.0)
+    assert rank._weighted_queries(reference, 12) == (12, 12.0)
