@@ -5,7 +5,8 @@ upload's SHA-256 plus load options) rather than on the table itself, so a cache
 hit costs a dictionary lookup, not a hash of the score matrix.  The table is passed
 as ``_table`` (leading underscore: Streamlit does not hash it).
 
-* p-values: per data set, only through :func:`jecs_core.table_pvalues` (the one path);
+* p-values: per data set, only through :func:`jecs_core.table_pvalues` (the one path), or its
+  covariate-aware form when the data set's key names covariates (:mod:`dashboard.shift_keys`);
 * the alpha-free fits of every registered rule that has one: per (data, rule settings), each
   rule fitted with the options it declares (:class:`dashboard.rule_controls.RuleSettings`);
 * moving alpha only reruns the step-ups (:func:`comparison`, not cached: milliseconds).
@@ -25,7 +26,7 @@ import streamlit as st
 
 from jecs_core import REGISTRY, Comparison, ScoreTable, compare_pvalues, table_pvalues
 
-from . import samples
+from . import samples, shift_keys
 from .rule_controls import RuleSettings
 
 
@@ -36,10 +37,23 @@ def load_sample(key: str, score: str | None = None) -> ScoreTable:
 
 @st.cache_resource(show_spinner="Computing conformal p-values...", max_entries=8)
 def pvalues(data_key: str, _table: ScoreTable) -> np.ndarray:
-    """Per-model conformal p-values of the test items, shape (n, K), read-only."""
-    p = table_pvalues(_table)
+    """Per-model conformal p-values of the test items, shape (n, K), read-only.
+
+    Covariate-aware when ``data_key`` names covariates (:mod:`dashboard.shift_keys`).
+    """
+    p = table_pvalues(_table) if shift_keys.spec(data_key) is None else shift_pvalues(data_key, _table).pvalues.copy()
     p.setflags(write=False)
     return p
+
+
+@st.cache_resource(show_spinner="Computing covariate-aware p-values...", max_entries=8)
+def shift_pvalues(data_key: str, _table: ScoreTable):
+    """The covariate-aware p-values ``data_key`` names, with the method used and why
+    (:class:`jecs_core.shift.ShiftPValues`); a ``ValueError`` names what the table cannot give."""
+    from jecs_core.shift.table import table_shift_pvalues  # scikit-learn: only for these
+
+    covariates, method = shift_keys.spec(data_key)
+    return table_shift_pvalues(_table, covariates=covariates, method=method)
 
 
 @st.cache_resource(show_spinner="Fitting the rules...", max_entries=32)

@@ -106,7 +106,9 @@ def shift_section(data_key: str, table: ScoreTable) -> None:
     cols[2].metric("Verdict", "shifted" if check.shifted else "no shift found", border=True)
     if check.shifted:
         st.warning("The calibration items differ from the test items (drivers: " + escape(", ".join(check.drivers()))
-                   + "). p-values may be miscalibrated; consider covariate-aware p-values.", icon=":material/warning:")
+                   + "). p-values may be miscalibrated; consider covariate-aware p-values"
+                   + (" (below)." if table.covariate_names else " (they need x_ covariate columns)."),
+                   icon=":material/warning:")
     drivers = pd.DataFrame({"feature": check.features, "AUC alone": check.feature_auc,
                             "AUC drop when shuffled": check.importance})
     st.caption("How much the classifier leans on each feature: the AUC lost when that feature is shuffled.")

@@ -23,7 +23,7 @@ from jecs_core import DEFAULT_METHOD, REGISTRY, ScoreTable
 from jecs_core.io import csv_bytes
 from jecs_core.leaderboard import LeaderboardWarning, by_rank, leaderboard
 
-from . import compute, posthoc_view, rule_controls, samples, state
+from . import compute, posthoc_view, rule_controls, samples, shift_view, state
 from .leaderboard_results import LOG_ID_FIELD, LOG_MODELS, RESULTS, ResultsFile, held
 from .plain import escape
 from .report import ReportInputs, build_report
@@ -257,7 +257,7 @@ def warning_lines(board) -> None:
 def _report_bytes(subject: Subject, board, alpha: float, settings: RuleSettings) -> bytes:
     comparison = compute.comparison(subject.key, alpha, settings, subject.table)
     inputs = ReportInputs(table=subject.table, comparison=comparison, method=board.method, data_name=subject.name,
-                          options=settings, leaderboard=board)
+                          options=settings, leaderboard=board, shift=shift_view.record(subject.key, subject.table) or None)
     return build_report(inputs).encode("utf-8")
 
 

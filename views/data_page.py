@@ -10,7 +10,7 @@ from pathlib import PurePath
 
 import streamlit as st
 
-from dashboard import data_views, samples, state
+from dashboard import data_views, samples, shift_view, state
 from dashboard.plain import escape
 from dashboard.upload import UPLOAD_TYPES
 
@@ -155,6 +155,7 @@ data_views.distributions(table)
 if table.has_labels:
     data_views.member_auc_section(data.key, table)
 data_views.shift_section(data.key, table)
+shift_view.covariate_section(data)
 
 data_views.preview(data.key, table)
 

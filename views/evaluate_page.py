@@ -8,7 +8,7 @@ from the registry (:data:`jecs_core.REGISTRY`).
 import streamlit as st
 
 from dashboard import evaluation_runs as runs
-from dashboard import state
+from dashboard import shift_keys, state
 from dashboard.figures.evaluation import plot_gcp_power, plot_sweep
 from dashboard.plain import escape
 from jecs_core import METHODS, REGISTRY
@@ -127,6 +127,9 @@ st.caption(f"n = {table.n:,}, m = {table.m:,}, K = {table.K}. Each repetition dr
            "of the test items without replacement, runs every chosen rule, and measures the realized GCP and power "
            "against the member labels; the page reports means ± standard errors. Data set:")
 st.text(data.name)
+if shift_keys.spec(data.key) is not None:
+    st.info("The evaluation runs the rules on plain conformal p-values: the covariate-aware p-values chosen on the "
+            "Data page are not evaluated here.", icon=":material/info:")
 
 if not table.has_labels:
     st.info(

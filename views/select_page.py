@@ -12,7 +12,7 @@ from functools import partial
 
 import streamlit as st
 
-from dashboard import commit_view, compute, export, items_view, posthoc_view, rule_controls, select_view, state, ui
+from dashboard import commit_view, compute, export, items_view, posthoc_view, rule_controls, select_view, shift_view, state, ui
 from dashboard.explain import selection_warnings
 from dashboard.plain import escape
 from dashboard.report import ReportInputs, audit_diagnostics_or_none, build_report, report_file_name
@@ -61,7 +61,8 @@ def export_section(comparison, method: str, settings, *, clustered=None) -> None
                               format_func=lambda m: "All rules (one selected_<rule> column each)" if m == "all"
                               else method_label(m))
     csv_name, json_name = export.file_names(data.name, chosen, comparison.alpha)
-    options = {**settings, **({"cluster": "duplicates"} if clustered is not None else {})}
+    shift = shift_view.record(data.key, table)  # covariate-aware p-values, recorded as jecs select records them
+    options = {**settings, **({"cluster": "duplicates"} if clustered is not None else {}), **shift}
     row[1].download_button("Selection CSV", partial(export.csv_bytes, table, comparison, chosen, options=options),
                            file_name=csv_name,
                            mime="text/csv", on_click="ignore", icon=":material/download:", type="primary",
@@ -73,7 +74,7 @@ def export_section(comparison, method: str, settings, *, clustered=None) -> None
                            mime="application/json", on_click="ignore", icon=":material/data_object:",
                            key="download-json")
     inputs = ReportInputs(table=table, comparison=item_level, method=method, data_name=data.name, options=settings,
-                          post_hoc=post_hoc)
+                          post_hoc=post_hoc, shift=shift or None)
     row[3].download_button("Audit report (HTML)", partial(_report_bytes, inputs),
                            file_name=report_file_name(data.name, method, comparison.alpha), mime="text/html",
                            on_click="ignore", icon=":material/summarize:", key="download-report")
