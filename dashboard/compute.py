@@ -95,10 +95,15 @@ def diagnostics(data_key: str, alpha: float, settings: RuleSettings, _table: Sco
     return audit_diagnostics_or_none(_table, alpha=alpha, **settings.for_rule("jecs"))
 
 
-@st.cache_resource(show_spinner="Looking for duplicated items...", max_entries=8)
 def duplicates(data_key: str, _table: ScoreTable):
     """Duplicated test items and their clusters (:func:`jecs_core.checks.find_duplicates`); near-duplicate
-    texts only up to :data:`dashboard.explain.NEAR_MAX_TEXTS_PAGE` items (a note says so above it)."""
+    texts only up to :data:`dashboard.explain.NEAR_MAX_TEXTS_PAGE` items (a note says so above it).
+    Computed once per table: covariate-aware p-values do not change which items are copies."""
+    return _duplicates(shift_keys.base_key(data_key), _table)
+
+
+@st.cache_resource(show_spinner="Looking for duplicated items...", max_entries=8)
+def _duplicates(data_key: str, _table: ScoreTable):
     from jecs_core.checks import find_duplicates
 
     from .explain import NEAR_MAX_TEXTS_PAGE

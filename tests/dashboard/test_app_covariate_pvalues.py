@@ -58,6 +58,7 @@ def test_choosing_them_makes_a_data_set_every_page_reads(at):
     expected = table_shift_pvalues(table, covariates=["length"], method="weighted").pvalues
     np.testing.assert_array_equal(compute.pvalues(key, table), expected)
     assert not np.array_equal(expected, table_pvalues(table))
+    assert compute.duplicates(key, table) is compute.duplicates(plain_key, table)  # copies do not depend on p-values
 
     at.switch_page("views/select_page.py").run()
     assert not at.exception
