@@ -95,26 +95,61 @@ def diagnostics(data_key: str, alpha: float, settings: RuleSettings, _table: Sco
     return audit_diagnostics_or_none(_table, alpha=alpha, **settings.for_rule("jecs"))
 
 
-def duplicates(data_key: str, _table: ScoreTable):
-    """Duplicated test items and their clusters (:func:`jecs_core.checks.find_duplicates`); near-duplicate
-    texts only up to :data:`dashboard.explain.NEAR_MAX_TEXTS_PAGE` items (a note says so above it).
-    Computed once per table: covariate-aware p-values do not change which items are copies."""
-    return _duplicates(shift_keys.base_key(data_key), _table)
+# Tables (plain keys) whose near-duplicate pass someone asked for above the page's limit, up to the
+# command line's; keys are content-derived, so the choice only ever widens a check on the same data.
+_NEAR_IN_FULL: set[str] = set()
 
 
-@st.cache_resource(show_spinner="Looking for duplicated items...", max_entries=8)
-def _duplicates(data_key: str, _table: ScoreTable):
-    from jecs_core.checks import find_duplicates
+def near_max(data_key: str) -> int:
+    """The most test texts the near-duplicate pass takes for this table: the page's limit, or the command
+    line's once :func:`check_near_duplicates_in_full` was called for it."""
+    from jecs_core.checks.duplicates import NEAR_MAX_TEXTS
 
     from .explain import NEAR_MAX_TEXTS_PAGE
 
-    return find_duplicates(_table, near_max=NEAR_MAX_TEXTS_PAGE)
+    return NEAR_MAX_TEXTS if shift_keys.base_key(data_key) in _NEAR_IN_FULL else NEAR_MAX_TEXTS_PAGE
+
+
+def near_pass_skipped(data_key: str, table: ScoreTable) -> bool:
+    """True when the page skipped the near-duplicate pass on a table the command line would check."""
+    from jecs_core.checks.duplicates import NEAR_MAX_TEXTS, TEXT_COLUMN
+
+    return TEXT_COLUMN in table.test_extra.columns and near_max(data_key) < table.n <= NEAR_MAX_TEXTS
+
+
+def check_near_duplicates_in_full(data_key: str) -> None:
+    """From now on, look for near-duplicate texts in this table up to the command line's limit."""
+    _NEAR_IN_FULL.add(shift_keys.base_key(data_key))
+
+
+def cluster_key(data_key: str) -> str:
+    """The key of the per-cluster results: the clusters change when the near-duplicate pass widens."""
+    return f"{data_key}:cluster:{near_max(data_key)}"
+
+
+def duplicates(data_key: str, _table: ScoreTable):
+    """Duplicated test items and their clusters (:func:`jecs_core.checks.find_duplicates`); near-duplicate
+    texts only up to :func:`near_max` items (a note says so above it). Computed once per table:
+    covariate-aware p-values do not change which items are copies."""
+    return _duplicates(shift_keys.base_key(data_key), near_max(data_key), _table)
+
+
+@st.cache_resource(show_spinner="Looking for duplicated items...", max_entries=8)
+def _duplicates(data_key: str, near_max: int, _table: ScoreTable):
+    from jecs_core.checks import find_duplicates
+
+    return find_duplicates(_table, near_max=near_max)
+
+
+def cluster_comparison(data_key: str, alpha: float, settings: RuleSettings, _table: ScoreTable) -> Comparison:
+    """Every rule with one hypothesis per cluster of duplicated items (``jecs select --cluster duplicates``)."""
+    return _cluster_comparison(data_key, cluster_key(data_key), round(float(alpha), 4), settings, _table)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def cluster_comparison(data_key: str, alpha: float, settings: RuleSettings, _table: ScoreTable) -> Comparison:
-    """Every rule with one hypothesis per cluster of duplicated items (``jecs select --cluster duplicates``)."""
+def _cluster_comparison(data_key: str, clusters_key: str, alpha: float, settings: RuleSettings,
+                        _table: ScoreTable) -> Comparison:
     from jecs_core.checks import cluster_comparison as by_cluster
 
-    return by_cluster(pvalues(data_key, _table), duplicates(data_key, _table).clusters, alpha=round(float(alpha), 4),
+    return by_cluster(pvalues(data_key, _table), duplicates(data_key, _table).clusters, alpha=alpha,
                       models=_table.models, contaminated=_table.contaminated, **settings)

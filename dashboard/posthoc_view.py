@@ -111,7 +111,7 @@ def card_lines(bounds: Mapping[str, tuple[int, int]], delta: float, *, clustered
 def lines_for(data_key: str, table: ScoreTable, shown: Comparison, options, *, clustered: bool = False) -> dict[str, str]:
     """Every card's post-hoc line at the session's δ (cached per data set, α, options and δ)."""
     delta = current_delta()
-    shown_key = data_key + (":cluster" if clustered else "")
+    shown_key = compute.cluster_key(data_key) if clustered else data_key
     bounds = card_bounds(data_key, shown_key, round(float(shown.alpha), 4), options, delta, table, shown)
     return card_lines(bounds, delta, clustered=clustered)
 
