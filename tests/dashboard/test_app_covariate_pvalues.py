@@ -131,3 +131,23 @@ def test_on_a_bundled_shift_sample_and_back():
     at.button(key="jecs.shift_undo").click().run()
     assert not at.exception and at.session_state[state.ACTIVE_KEY] == "sample:scenario-shift-location"
     assert at.query_params["sample"] == "scenario-shift-location" and "data" not in at.query_params
+
+
+def test_covariate_names_are_shown_as_text():
+    rng = np.random.default_rng(2)
+    n = 90
+    frame = pd.DataFrame({"item_id": [f"i{i}" for i in range(n)], "split": ["calibration"] * 30 + ["test"] * 60,
+                          "x_**bold**": rng.normal(size=n), "x_<b>tag</b>": rng.normal(size=n),
+                          "score_a": rng.normal(size=n)})
+    at = AppTest.from_file(APP, default_timeout=120).run().switch_page("views/data_page.py").run()
+    at.session_state[state.UPLOAD_PAYLOAD] = ("odd.csv", frame.to_csv(index=False).encode())
+    at.run()
+    assert at.multiselect(key=shift_view.COVARIATES).options == ["**bold**", "<b>tag</b>"]
+    at.multiselect(key=shift_view.COVARIATES).set_value(["**bold**"])
+    at.selectbox(key=shift_view.METHOD).set_value("residual")
+    at.button(key="jecs.shift_apply").click().run()
+    assert not at.exception
+    line = next(i.value for i in at.info if i.value.startswith("In use"))
+    assert "\\*\\*bold\\*\\*" in line  # Markdown-escaped: drawn as typed
+    assert "<b>" not in shift_view.escape(shift_view.describe(("<b>tag</b>",), shift_view.compute.shift_pvalues(
+        at.session_state[state.ACTIVE_KEY], at.session_state[state.ACTIVE_TABLE])))
