@@ -41,7 +41,7 @@ def pvalues(data_key: str, _table: ScoreTable) -> np.ndarray:
 
     Covariate-aware when ``data_key`` names covariates (:mod:`dashboard.shift_keys`).
     """
-    p = table_pvalues(_table) if shift_keys.spec(data_key) is None else shift_pvalues(data_key, _table).pvalues.copy()
+    p = table_pvalues(_table) if shift_keys.spec(data_key) is None else shift_pvalues(data_key, _table).pvalues
     p.setflags(write=False)
     return p
 

@@ -78,7 +78,7 @@ def _compared(args: argparse.Namespace, table, options: dict):
         raise ValueError(f"--covariates: {exc}") from exc
     comparison = compare_pvalues(shifted.pvalues, alpha=args.alpha, models=table.models, contaminated=table.contaminated,
                                  **options)
-    return comparison, {**covariate_fields(args), "shift": shifted.to_dict()}
+    return comparison, {**covariate_fields(args.covariates, args.shift_method), "shift": shifted.to_dict()}
 
 
 def main(argv=None) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from jecs_core import ScoreTable
+from jecs_core.cli.options import covariate_fields
 
 from . import compute, shift_keys, state
 from .plain import escape
@@ -64,9 +65,9 @@ def _in_use(data: state.ActiveData, table: ScoreTable, chosen) -> None:
     st.info("In use for every page: " + escape(describe(covariates, shift)), icon=":material/tune:")
     if st.button("Back to plain p-values", icon=":material/undo:", key="jecs.shift_undo"):
         plain = shift_keys.base_key(data.key)
-        if plain.startswith("sample:"):
-            parts = plain.split(":")
-            state.activate_sample(parts[1], parts[2] if len(parts) > 2 else None)
+        sample = state.sample_of_key(plain)
+        if sample is not None:
+            state.activate_sample(*sample)
         else:
             state.activate(table, plain, shift_keys.base_name(data.name), "upload")
         st.rerun()
@@ -85,6 +86,4 @@ def record(data_key: str, table: ScoreTable) -> dict:
     chosen = shift_keys.spec(data_key)
     if chosen is None:
         return {}
-    covariates, method = chosen
-    return {"covariates": covariates if covariates == "all" else list(covariates), "shift_method": method,
-            "shift": compute.shift_pvalues(data_key, table).to_dict()}
+    return {**covariate_fields(*chosen), "shift": compute.shift_pvalues(data_key, table).to_dict()}

@@ -150,6 +150,14 @@ def sample_data_key(key: str, score: str | None = None) -> str:
     return f"sample:{key}" if score is None else f"sample:{key}:{score}"
 
 
+def sample_of_key(data_key: str) -> tuple[str, str | None] | None:
+    """``(sample key, score or None)`` of a bundled sample's :func:`sample_data_key`; ``None`` for any other key."""
+    if not data_key.startswith("sample:"):
+        return None
+    parts = data_key.split(":")
+    return parts[1], parts[2] if len(parts) > 2 else None
+
+
 def activate_sample(key: str, score: str | None = None) -> None:
     """Make a bundled sample active; ``score`` picks a detection score for samples that carry several."""
     sample = samples.get(key)
@@ -169,8 +177,8 @@ def url_for_active() -> dict[str, str]:
     s = st.session_state
     if s.get(ACTIVE_ORIGIN) != "sample":
         return {URL_DATA: s[ACTIVE_TOKEN]} if s.get(ACTIVE_TOKEN) else {}
-    parts = s[ACTIVE_KEY].split(":")
-    return {URL_SAMPLE: parts[1], **({URL_SCORE: parts[2]} if len(parts) > 2 else {})}
+    sample, score = sample_of_key(s[ACTIVE_KEY])
+    return {URL_SAMPLE: sample, **({URL_SCORE: score} if score is not None else {})}
 
 
 def sync_url() -> None:

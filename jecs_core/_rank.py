@@ -106,9 +106,9 @@ def _weighted_queries(reference: np.ndarray, queries) -> tuple[int, float] | Non
     if not isinstance(queries, np.ndarray):
         return queries, float(queries)
     n = queries.shape[0]
-    sample = queries[:: max(1, n // _INSIDE_SAMPLE)]
     if not n:
         return 0, 0.0
+    sample = queries[:: max(1, n // _INSIDE_SAMPLE)]
     inside = np.count_nonzero((sample >= reference[0]) & (sample < reference[-1])) / sample.shape[0]
     return n, n * (inside + (1.0 - inside) * _OUTSIDE_WEIGHT)
 

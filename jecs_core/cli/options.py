@@ -115,12 +115,11 @@ def parsed_covariates(text: str | None):
         raise ValueError(f"--covariates: {exc}") from None
 
 
-def covariate_fields(args: argparse.Namespace) -> dict:
-    """``--covariates`` (already read) and ``--shift-method`` as a selection record holds them: the covariates as
-    ``None``, ``"all"`` or a list of names."""
-    covariates = args.covariates
+def covariate_fields(covariates, shift_method: str) -> dict:
+    """The covariates (``--covariates``, already read) and the method (``--shift-method``) as a selection record
+    holds them, from the command line or the dashboard: the covariates as ``None``, ``"all"`` or a list of names."""
     return {"covariates": None if covariates is None else covariates if covariates == "all" else list(covariates),
-            "shift_method": args.shift_method}
+            "shift_method": shift_method}
 
 
 def add_shift_options(parser: argparse.ArgumentParser, *, note: str = "") -> None:

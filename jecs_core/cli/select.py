@@ -170,7 +170,7 @@ def _diagnostics(args, table, pvalues, direction):
 
 
 def _options(args, check, shift) -> dict:
-    options = {**rule_options(args), "layout": args.layout, "raw_cells": bool(args.raw_cells), **covariate_fields(args)}
+    options = {**rule_options(args), "layout": args.layout, "raw_cells": bool(args.raw_cells), **covariate_fields(args.covariates, args.shift_method)}
     if args.cluster != "none":
         options["cluster"] = args.cluster
     if shift is not None:
