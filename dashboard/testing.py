@@ -33,8 +33,8 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def live_server(launcher: list[str], *, log=subprocess.DEVNULL, cwd: Path = ROOT, env: dict | None = None,
-                timeout: float = 120.0, poll: float = 0.05) -> Iterator[tuple[str, float]]:
-    """Run ``python <launcher> <SERVER_OPTIONS> --server.port <free port>`` until the block ends.
+                timeout: float = 120.0, poll: float = 0.05, options: tuple[str, ...] = SERVER_OPTIONS) -> Iterator[tuple[str, float]]:
+    """Run ``python <launcher> <options> --server.port <free port>`` until the block ends.
 
     Parameters
     ----------
@@ -50,6 +50,8 @@ def live_server(launcher: list[str], *, log=subprocess.DEVNULL, cwd: Path = ROOT
         Seconds to wait for the health check before giving up.
     poll : float, optional
         Seconds between health checks.
+    options : tuple of str, optional
+        Streamlit options before the port (default :data:`SERVER_OPTIONS`).
 
     Yields
     ------
@@ -62,7 +64,7 @@ def live_server(launcher: list[str], *, log=subprocess.DEVNULL, cwd: Path = ROOT
         When the server exits or does not answer within ``timeout`` (the message names the log).
     """
     port = free_port()
-    cmd = [sys.executable, *launcher, *SERVER_OPTIONS, "--server.port", str(port)]
+    cmd = [sys.executable, *launcher, *options, "--server.port", str(port)]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
                             env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})

@@ -104,3 +104,13 @@ def test_the_warnings_drawn_after_the_page_follow_alpha_steps():
     at.slider(key="jecs.alpha").set_value(0.3).run()
     assert len(at.warning) == 1
     assert [t.key for t in at.toggle][:2] == ["jecs.compare", "jecs.commit_first"]  # drawn after the cards
+
+
+def test_the_shipped_config_serves_without_a_file_watcher_and_on_localhost():
+    # The watcher resolves every loaded module's path on the event loop after each run (about half
+    # a second before the landing page's first paint); the loopback address keeps server paths private.
+    code = ("from streamlit import config; config.get_config_options(force_reparse=True); "
+            "print(config.get_option('server.fileWatcherType'), config.get_option('server.address'))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["none", "localhost"]
