@@ -158,13 +158,24 @@ def sample_of_key(data_key: str) -> tuple[str, str | None] | None:
     return parts[1], parts[2] if len(parts) > 2 else None
 
 
+def _other_score(key: str, score: str | None) -> str | None:
+    """``score`` when it picks a detection score other than the sample's first (the default), else ``None``."""
+    sample = samples.get(key)
+    return None if score is None or not sample.scores or score == sample.scores[0] else score
+
+
+def chosen_sample_key(key: str, score: str | None = None) -> str:
+    """The data key :func:`activate_sample` gives the sample ``key`` picked with ``score``."""
+    return sample_data_key(key, _other_score(key, score))
+
+
 def activate_sample(key: str, score: str | None = None) -> None:
     """Make a bundled sample active; ``score`` picks a detection score for samples that carry several."""
-    sample = samples.get(key)
-    if score is None or not sample.scores or score == sample.scores[0]:
-        activate(compute.load_sample(key), sample_data_key(key), sample.name, "sample")
+    score, name = _other_score(key, score), samples.get(key).name
+    if score is None:  # the call the warm-up and the Select page make, so the cached table is the same one
+        activate(compute.load_sample(key), sample_data_key(key), name, "sample")
         return
-    activate(compute.load_sample(key, score), sample_data_key(key, score), f"{sample.name} · {score}", "sample")
+    activate(compute.load_sample(key, score), sample_data_key(key, score), f"{name} · {score}", "sample")
 
 
 def active() -> ActiveData:

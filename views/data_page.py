@@ -42,12 +42,6 @@ def _use_sample() -> None:
     state.activate_sample(st.session_state[state.SAMPLE_CHOICE], _chosen_score())
 
 
-def _sample_key() -> str:
-    key, score = st.session_state[state.SAMPLE_CHOICE], _chosen_score()
-    sample = samples.get(key)
-    return f"sample:{key}" if score is None or score == sample.scores[0] else f"sample:{key}:{score}"
-
-
 def _upload_column() -> None:
     st.subheader(":material/upload_file: Upload a score table")
     st.radio(
@@ -105,7 +99,7 @@ def _sample_column() -> None:
             key=state.SAMPLE_SCORE, on_change=_use_sample,
             help="This sample carries every detection score of every model; pick the one the rules select on.",
         )
-    in_use = state.active().key == _sample_key()
+    in_use = state.active().key == state.chosen_sample_key(st.session_state[state.SAMPLE_CHOICE], _chosen_score())
     st.button("In use" if in_use else "Use this sample", on_click=_use_sample, type="primary",
               icon=":material/check:", disabled=in_use, key="jecs.use_sample")
 

@@ -134,8 +134,14 @@ def test_switching_the_detection_score_of_the_real_sample(at):
     long = pd.read_parquet(samples.REAL_DIR / f"{samples.REAL_STEM}_all_scores.parquet")
     ppl = long[(long.score_name == "ppl") & (long.model == table.models[0])].set_index("item_id")["value"]
     np.testing.assert_allclose(table.test[:, 0], ppl.loc[list(table.test_ids)].to_numpy())
+    in_use = at.button(key="jecs.use_sample")
+    assert in_use.label == "In use" and in_use.disabled
     at.selectbox(key=state.SAMPLE_SCORE).set_value("minkpp").run()
     assert at.session_state[state.ACTIVE_KEY] == f"sample:{samples.REAL_SAMPLE}"
+    assert at.button(key="jecs.use_sample").label == "In use"
+    first = samples.get(samples.REAL_SAMPLE).scores[0]
+    assert state.chosen_sample_key(samples.REAL_SAMPLE, first) == state.chosen_sample_key(samples.REAL_SAMPLE)
+    assert state.chosen_sample_key(samples.REAL_SAMPLE, "ppl") == f"sample:{samples.REAL_SAMPLE}:ppl"
 
 
 def test_semicolon_file_gets_a_delimiter_hint(at):
