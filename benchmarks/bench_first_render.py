@@ -72,17 +72,15 @@ def _visit(browser, url: str, paint_js: str) -> tuple[float, float]:
 
 @contextlib.contextmanager
 def _serve(e2e, launcher: list[str], log_name: str, cwd: Path = ROOT):
-    """A server started by ``launcher`` on a free port; yields (url, s to health).
+    """A server started by ``launcher`` (plus the e2e tests' options) on a free port; yields (url, s to health).
 
-    The e2e tests' options less their file-watcher choice: the checkout's ``.streamlit/config.toml``
-    decides, as for ``streamlit run app.py`` in that checkout (the bare page runs with this one's).
+    The file watcher is the checkout's ``.streamlit/config.toml`` choice, as for ``streamlit run app.py``
+    in that checkout (the bare page runs with this one's).
     """
-    from dashboard.testing import SERVER_OPTIONS, live_server
+    from dashboard.testing import live_server
 
-    at, = (i for i, option in enumerate(SERVER_OPTIONS) if option == "--server.fileWatcherType")
-    as_shipped = SERVER_OPTIONS[:at] + SERVER_OPTIONS[at + 2:]
     e2e.ARTIFACTS.mkdir(exist_ok=True)
-    with open(e2e.ARTIFACTS / log_name, "wb") as log, live_server(launcher, log=log, cwd=cwd, options=as_shipped) as served:
+    with open(e2e.ARTIFACTS / log_name, "wb") as log, live_server(launcher, log=log, cwd=cwd) as served:
         yield served
 
 

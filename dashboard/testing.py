@@ -1,8 +1,9 @@
 """A live dashboard server on a free local port, for the browser tests, the launcher test and the benchmarks.
 
 Nothing here is used by the app itself: it starts ``python <launcher...>`` with the options every
-automated run wants (headless, local address, no usage statistics, no file watcher), waits for
-Streamlit's health check and stops the server afterwards.
+automated run wants (headless, local address, no usage statistics), waits for Streamlit's health
+check and stops the server afterwards. The file watcher stays as the checkout's ``.streamlit/config.toml``
+sets it (off), so these servers run as a user's ``streamlit run app.py`` does.
 """
 
 from __future__ import annotations
@@ -20,8 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Options given to every server started here.
-SERVER_OPTIONS = ("--server.headless", "true", "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-                  "--server.fileWatcherType", "none")
+SERVER_OPTIONS = ("--server.headless", "true", "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false")
 
 
 def free_port() -> int:
@@ -33,8 +33,8 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def live_server(launcher: list[str], *, log=subprocess.DEVNULL, cwd: Path = ROOT, env: dict | None = None,
-                timeout: float = 120.0, poll: float = 0.05, options: tuple[str, ...] = SERVER_OPTIONS) -> Iterator[tuple[str, float]]:
-    """Run ``python <launcher> <options> --server.port <free port>`` until the block ends.
+                timeout: float = 120.0, poll: float = 0.05) -> Iterator[tuple[str, float]]:
+    """Run ``python <launcher> <SERVER_OPTIONS> --server.port <free port>`` until the block ends.
 
     Parameters
     ----------
@@ -50,8 +50,6 @@ def live_server(launcher: list[str], *, log=subprocess.DEVNULL, cwd: Path = ROOT
         Seconds to wait for the health check before giving up.
     poll : float, optional
         Seconds between health checks.
-    options : tuple of str, optional
-        Streamlit options before the port (default :data:`SERVER_OPTIONS`).
 
     Yields
     ------
@@ -64,7 +62,7 @@ def live_server(launcher: list[str], *, log=subprocess.DEVNULL, cwd: Path = ROOT
         When the server exits or does not answer within ``timeout`` (the message names the log).
     """
     port = free_port()
-    cmd = [sys.executable, *launcher, *options, "--server.port", str(port)]
+    cmd = [sys.executable, *launcher, *SERVER_OPTIONS, "--server.port", str(port)]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
                             env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
