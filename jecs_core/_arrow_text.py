@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._few_values import equals_any
+
 
 def text_buffers(array) -> tuple[np.ndarray, np.ndarray]:
     """``(offsets, data)`` of an Arrow string or large-string array: cell i is ``data[offsets[i]:offsets[i + 1]]``."""
@@ -23,7 +25,7 @@ def holds_any_byte(array, codes: np.ndarray) -> bool:
     if not len(array):
         return False
     offsets, data = text_buffers(array)
-    return bool(np.isin(data[int(offsets[0]): int(offsets[-1])], codes).any())
+    return bool(equals_any(data[int(offsets[0]): int(offsets[-1])], codes).any())
 
 
 # A polynomial hash of a cell's bytes modulo 2**64 (an odd multiplier, FNV's 64-bit prime), with the

@@ -10,6 +10,8 @@ import numbers
 
 import numpy as np
 
+from ._few_values import equals_any
+
 
 def check_alpha(alpha: float, name: str = "alpha") -> float:
     """Return ``alpha`` as a float, or raise if it is not in the open interval (0, 1)."""
@@ -43,7 +45,7 @@ def check_mask(values, n: int | None, name: str = "selected") -> np.ndarray:
         return arr
     if arr.dtype.kind not in "iuf":
         raise ValueError(f"{expected}, got dtype {arr.dtype}")
-    if arr.size and not np.isin(arr, (0, 1)).all():
+    if arr.size and not equals_any(arr, (0, 1)).all():
         raise ValueError(f"{expected}, got dtype {arr.dtype} with values other than 0 and 1")
     return arr.astype(bool)
 

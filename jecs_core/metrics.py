@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._few_values import equals_any
 from ._rows import row_any
 from ._validation import check_mask
 
@@ -33,7 +34,7 @@ def contaminated_items(members) -> np.ndarray:
         labels = labels[:, None]
     if labels.ndim != 2:
         raise ValueError(f"members must be a 1-D or 2-D array, got shape {labels.shape}")
-    if labels.size and not np.isin(labels, (0, 1)).all():
+    if labels.size and not equals_any(labels, (0, 1)).all():
         raise ValueError("members must hold only 0 and 1")
     return row_any(labels if labels.dtype.kind in "biuf" else labels.astype(bool))
 
