@@ -41,6 +41,16 @@ class ReportInputs:
     shift: Mapping | None = None
 
 
+def _diagnostics_html(inputs: ReportInputs) -> str:
+    if inputs.diagnostics is None:
+        return "<p>Not computed: the table is too small for the label-free diagnostics.</p>"
+    from jecs_core.diagnostics import PLAIN_BASIS
+
+    covariate_aware = inputs.shift is not None and inputs.shift["shift"]["method"] != "none"
+    basis = f"<p>{html.escape(PLAIN_BASIS[0].upper() + PLAIN_BASIS[1:])}.</p>" if covariate_aware else ""
+    return basis + _record_block(inputs.diagnostics)
+
+
 def audit_diagnostics_or_none(table: ScoreTable, *, alpha: float = 0.1, **options):
     """``jecs_core.diagnostics.audit_diagnostics(table, alpha=...)``, or ``None`` for a table too small for them.
 
@@ -197,8 +207,7 @@ def build_report(inputs: ReportInputs) -> str:
         ("Selections", _counts(inputs)),
         ("Post-hoc bound (valid for an α picked after looking)", section_html(t, c, inputs.method, context)),
         ("Warnings", f"<ul class='warnings'>{warn_html}</ul>"),
-        ("Diagnostics (label-free)", _record_block(inputs.diagnostics) if inputs.diagnostics is not None
-         else "<p>Not computed: the table is too small for the label-free diagnostics.</p>"),
+        ("Diagnostics (label-free)", _diagnostics_html(inputs)),
         ("Figures", _figures(inputs)),
         *([("Leaderboard on the clean subset", leaderboard_section(inputs.leaderboard))]
           if inputs.leaderboard is not None else []),

@@ -267,6 +267,10 @@ def _select(args: argparse.Namespace, step) -> SelectOutcome:
             """The checks' results, then the diagnostics (which reuse them) and every warning: computed once."""
             direction, table_warnings = checked.result()
             diagnostics, notes = _diagnostics(args, table, pvalues if shift is None else None, direction)
+            if diagnostics is not None and shift is not None and shift.method != "none":
+                from ..diagnostics import PLAIN_BASIS
+
+                notes = [*notes, f"note: {PLAIN_BASIS} ({shift.method})"]
             return diagnostics, notes, [*table.warnings(args.alpha), *table_warnings, *rule_warnings(table, comparison)]
 
         if args.out:

@@ -26,6 +26,9 @@ WIDE_SLOPE_RATIO = 2.0
 # The twin check fits one model per column and simulates (n, K) tables: minutes at a few hundred
 # models, hours at tens of thousands.  Above this many models audit_diagnostics leaves it out.
 TWIN_MAX_MODELS = 64
+# Said wherever diagnostics are shown beside a covariate-aware selection: they model the plain scores.
+PLAIN_BASIS = ("the diagnostics read the plain conformal p-values and scores, not the covariate-aware p-values "
+               "the rules used")
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import compute, export, shift_keys, shift_view, state
+from dashboard import compute, export, select_view, shift_keys, shift_view, state
 from dashboard.report import ReportInputs, build_report
 from dashboard.rule_controls import RuleSettings
 from jecs_core import load_scores_bytes, table_pvalues
@@ -63,6 +63,10 @@ def test_choosing_them_makes_a_data_set_every_page_reads(at):
     at.switch_page("views/select_page.py").run()
     assert not at.exception
     assert any(shift_keys.NAME_SUFFIX in t.value for t in at.text)
+    at.toggle(key=select_view.DIAGNOSTICS).set_value(True).run()
+    assert not at.exception and at.get("text")  # the diagnostics' lines
+    basis = "The diagnostics read the plain conformal p-values and scores, not the covariate-aware"
+    assert any(c.value.startswith(basis) for c in at.caption)  # they model the plain scores: said beside them
     for page in ("views/leaderboard_page.py", "views/evaluate_page.py"):
         at.switch_page(page).run()
         assert not at.exception, page
@@ -72,6 +76,10 @@ def test_choosing_them_makes_a_data_set_every_page_reads(at):
     at.button(key="jecs.shift_undo").click().run()
     assert not at.exception and at.session_state[state.ACTIVE_KEY] == plain_key
     assert not at.session_state[state.ACTIVE_NAME].endswith(shift_keys.NAME_SUFFIX)
+    at.switch_page("views/select_page.py").run()
+    at.toggle(key=select_view.DIAGNOSTICS).set_value(True).run()  # on plain p-values: nothing to say
+    assert not at.exception and any("verdict:" in t.value for t in at.text)
+    assert not any(c.value.startswith(basis) for c in at.caption)
 
 
 def test_the_sidecar_and_the_report_record_them(at):

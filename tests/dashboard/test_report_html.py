@@ -157,9 +157,12 @@ def test_jecs_report_takes_covariates_as_jecs_select_does(tmp_path, capsys):
     assert "<th>covariates</th><td>x_len</td>" in page and f"<th>covariate use</th><td>{method}: " in page
     assert re.findall(r'"n_selected": (\d+)', page) == [str(record["post_hoc"]["n_selected"])]
     assert f'"method": "{method}"' in page  # the report's selection record says how its p-values were made
+    basis = "The diagnostics read the plain conformal p-values and scores, not the covariate-aware"
+    assert method != "none" and basis in page  # beside the diagnostics they describe
+    assert page.index("Diagnostics (label-free)") < page.index(basis) < page.index("Figures")
     plain = tmp_path / "plain.html"
     assert main(["report", str(scores), "--out", str(plain)]) == 0
-    assert "covariate use" not in plain.read_text(encoding="utf-8")
+    assert "covariate use" not in plain.read_text(encoding="utf-8") and basis not in plain.read_text(encoding="utf-8")
     capsys.readouterr()
     assert main(["report", str(scores), "--covariates", "x_nope", "--out", str(out)]) == 2
     err = capsys.readouterr().err

@@ -152,8 +152,15 @@ def test_select_with_covariates_runs_the_shift_check(tmp_path, capsys):
     assert main(["select", str(path), "--covariates", "x_len", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "shift check:" in printed and "covariate-aware p-values: residual" in printed
+    # The diagnostics model the plain scores: the summary says so beside a covariate-aware selection.
+    basis = "note: the diagnostics read the plain conformal p-values and scores, not the covariate-aware"
+    assert "diagnostics (no labels used):" in printed and basis in printed and printed.index(basis) > printed.index("verdict:")
     meta = json.loads(out.with_suffix(".json").read_text())
     assert meta["options"]["shift"]["method"] == "residual" and meta["options"]["covariates"] == ["x_len"]
+    for plain in (["--covariates", "x_len", "--shift-method", "none"], []):  # the rules read plain p-values
+        assert main(["select", str(path), *plain]) == 0
+        printed = capsys.readouterr().out
+        assert "diagnostics (no labels used):" in printed and basis not in printed
     assert main(["select", str(path), "--covariates", "x_nope"]) == 2
     assert capsys.readouterr().err.startswith("jecs select: error: --covariates: ")
 
