@@ -112,9 +112,9 @@ def near_max(data_key: str) -> int:
 
 def near_pass_skipped(data_key: str, table: ScoreTable) -> bool:
     """True when the page skipped the near-duplicate pass on a table the command line would check."""
-    from jecs_core.checks.duplicates import NEAR_MAX_TEXTS, TEXT_COLUMN
+    from jecs_core.checks.duplicates import near_pass_limited
 
-    return TEXT_COLUMN in table.test_extra.columns and near_max(data_key) < table.n <= NEAR_MAX_TEXTS
+    return near_pass_limited(table, near_max(data_key))
 
 
 def check_near_duplicates_in_full(data_key: str) -> None:

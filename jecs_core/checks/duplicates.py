@@ -201,6 +201,13 @@ def _components(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     return connected_components(graph, directed=False)[1]
 
 
+def near_pass_limited(table, near_max: int, *, text_column: str = TEXT_COLUMN) -> bool:
+    """Whether ``find_duplicates(table, near_max=near_max)`` leaves out a near-duplicate pass that
+    ``jecs select`` (``near_max=NEAR_MAX_TEXTS``) would run: the table has texts, more test items than
+    ``near_max`` and no more than :data:`NEAR_MAX_TEXTS`."""
+    return text_column in table.test_extra.columns and near_max < table.n <= NEAR_MAX_TEXTS
+
+
 def find_duplicates(table, *, text_column: str = TEXT_COLUMN, near: bool = True,
                     near_max: int = NEAR_MAX_TEXTS) -> DuplicateReport:
     """Duplicated items of ``table``: identical score rows, identical and near-duplicate texts.
@@ -231,7 +238,7 @@ def find_duplicates(table, *, text_column: str = TEXT_COLUMN, near: bool = True,
         edges_src.append(src)
         edges_dst.append(dst)
         if near and n > near_max:
-            elsewhere = f"; jecs select checks up to {NEAR_MAX_TEXTS:,}" if n <= NEAR_MAX_TEXTS else ""
+            elsewhere = f"; jecs select checks up to {NEAR_MAX_TEXTS:,}" if near_pass_limited(table, near_max, text_column=text_column) else ""
             notes.append(f"note: near-duplicate texts not checked above {near_max:,} test items (n = {n:,}){elsewhere}")
         elif near:
             try:

@@ -102,6 +102,11 @@ def test_a_skipped_near_duplicate_pass_says_so(monkeypatch):
     monkeypatch.setattr(duplicates, "NEAR_MAX_TEXTS", 20)  # a table past every limit: no "elsewhere"
     assert find_duplicates(table, near_max=20).notes == ("note: near-duplicate texts not checked above 20 test items (n = 23)",)
     assert find_duplicates(table, near=False).notes == ()
+    # The dashboard's "check now" offer asks the same question the note answers.
+    assert not duplicates.near_pass_limited(table, 10)  # n = 23 is past the command line's limit (20) too
+    monkeypatch.setattr(duplicates, "NEAR_MAX_TEXTS", 50)
+    assert duplicates.near_pass_limited(table, 10) and not duplicates.near_pass_limited(table, 23)
+    assert not duplicates.near_pass_limited(jc.table_from_frame(_frame(np.random.default_rng(9), clean=20, text=False)), 10)
 
 
 def test_calibration_copies_warned():
