@@ -132,12 +132,13 @@ def subject(data: state.ActiveData) -> Subject:
     upload = st.session_state.get(RESULTS)
     if upload is not None:
         return Subject(data.table, data.key, data.name, upload[1], False)
-    sample_key = data.key.split(":")[1] if data.origin == "sample" else None
+    found = state.sample_of_key(data.key) if data.origin == "sample" else None
+    sample_key = None if found is None else found[0]
     shipped = _sample_results(sample_key) if sample_key else None
     if shipped is not None or samples.LEADERBOARD_SAMPLE not in samples.SAMPLES:
         return Subject(data.table, data.key, data.name, shipped, False)
     key = samples.LEADERBOARD_SAMPLE
-    return Subject(compute.load_sample(key), f"sample:{key}", samples.get(key).name, _sample_results(key), True)
+    return Subject(compute.load_sample(key), state.sample_data_key(key), samples.get(key).name, _sample_results(key), True)
 
 
 @st.cache_resource(show_spinner="Ranking the models...", max_entries=32)
