@@ -225,6 +225,14 @@ def selection_warnings(table: ScoreTable, comparison: Comparison, *, duplicates=
     return out
 
 
+def diagnostics_basis(shift_method: str | None) -> str | None:
+    """:func:`jecs_core.diagnostics.plain_basis` as a sentence, for the Select page and the report."""
+    from jecs_core.diagnostics import plain_basis
+
+    clause = plain_basis(shift_method)
+    return None if clause is None else clause[0].upper() + clause[1:] + "."
+
+
 def gcp_note(comparison: Comparison, method: str, *, gcp: float | None = None) -> str | None:
     """A sentence when labels show this rule's realized GCP above alpha on this table, else ``None``.
 

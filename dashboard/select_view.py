@@ -161,18 +161,17 @@ def diagnostics_section(data_key: str, table: ScoreTable, alpha: float, settings
         (st.success if found.jecs_safe else st.warning)(found.verdict)
         for flag in found.flags:
             st.warning(str(flag), icon=":material/warning:")
-        if _covariate_aware(data_key, table):
-            from jecs_core.diagnostics import PLAIN_BASIS
-
-            st.caption(PLAIN_BASIS[0].upper() + PLAIN_BASIS[1:] + ".")
+        basis = explain.diagnostics_basis(_shift_method(data_key, table))
+        if basis is not None:
+            st.caption(basis)
         st.text("\n".join(found.lines()))
 
 
-def _covariate_aware(data_key: str, table: ScoreTable) -> bool:
-    """Whether the rules on this page read covariate-aware p-values (covariates named and a method applied)."""
+def _shift_method(data_key: str, table: ScoreTable) -> str | None:
+    """The covariate method of the p-values the page's rules read; ``None`` without covariates."""
     from . import compute, shift_keys
 
-    return shift_keys.spec(data_key) is not None and compute.shift_pvalues(data_key, table).method != "none"
+    return None if shift_keys.spec(data_key) is None else compute.shift_pvalues(data_key, table).method
 
 
 def warm_default_view() -> None:

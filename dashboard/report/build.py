@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from jecs_core import REGISTRY, Comparison, Option, ScoreTable, __version__, selection_metadata
 from jecs_core.rules import declared_options
 
-from ..explain import selection_warnings
+from ..explain import diagnostics_basis, selection_warnings
 from ..figures.catalog import SELECT_FIGURES, build_all, envelope_source
 from .leaderboard import leaderboard_section
 from .posthoc import PostHocContext, apply_to_sidecar, section_html
@@ -44,11 +44,8 @@ class ReportInputs:
 def _diagnostics_html(inputs: ReportInputs) -> str:
     if inputs.diagnostics is None:
         return "<p>Not computed: the table is too small for the label-free diagnostics.</p>"
-    from jecs_core.diagnostics import PLAIN_BASIS
-
-    covariate_aware = inputs.shift is not None and inputs.shift["shift"]["method"] != "none"
-    basis = f"<p>{html.escape(PLAIN_BASIS[0].upper() + PLAIN_BASIS[1:])}.</p>" if covariate_aware else ""
-    return basis + _record_block(inputs.diagnostics)
+    basis = diagnostics_basis(None if inputs.shift is None else inputs.shift["shift"]["method"])
+    return ("" if basis is None else f"<p>{html.escape(basis)}</p>") + _record_block(inputs.diagnostics)
 
 
 def audit_diagnostics_or_none(table: ScoreTable, *, alpha: float = 0.1, **options):

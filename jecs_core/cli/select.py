@@ -267,10 +267,10 @@ def _select(args: argparse.Namespace, step) -> SelectOutcome:
             """The checks' results, then the diagnostics (which reuse them) and every warning: computed once."""
             direction, table_warnings = checked.result()
             diagnostics, notes = _diagnostics(args, table, pvalues if shift is None else None, direction)
-            if diagnostics is not None and shift is not None and shift.method != "none":
-                from ..diagnostics import PLAIN_BASIS
+            from ..diagnostics import plain_basis  # loaded by the diagnostics already
 
-                notes = [*notes, f"note: {PLAIN_BASIS} ({shift.method})"]
+            basis = None if diagnostics is None or shift is None else plain_basis(shift.method)
+            notes = notes if basis is None else [*notes, f"note: {basis}"]
             return diagnostics, notes, [*table.warnings(args.alpha), *table_warnings, *rule_warnings(table, comparison)]
 
         if args.out:

@@ -13,7 +13,7 @@ Each returns a frozen dataclass with ``to_dict()`` (JSON-safe, for the sidecar)
 and ``lines()`` (text, for ``jecs select``).
 """
 
-from .audit import PLAIN_BASIS, AuditDiagnostics, audit_diagnostics
+from .audit import AuditDiagnostics, audit_diagnostics, plain_basis
 from .bootstrap import Pi0Band, pi0_bootstrap
 from .correlation import ScoreCorrelation, score_correlation, spearman_matrix
 from .tail import TailDiagnostics, storey_pi0, tail_diagnostics
@@ -21,7 +21,7 @@ from .twin_model import PATTERNS, TwinModel, fit_twin
 from .twin_risk import TWIN_COLUMNS, TwinEvaluation, twin_evaluate
 
 __all__ = [
-    "PATTERNS", "PLAIN_BASIS", "TWIN_COLUMNS", "AuditDiagnostics", "Pi0Band", "ScoreCorrelation", "TailDiagnostics",
-    "TwinEvaluation", "TwinModel", "audit_diagnostics", "fit_twin", "pi0_bootstrap", "score_correlation",
+    "PATTERNS", "TWIN_COLUMNS", "AuditDiagnostics", "Pi0Band", "ScoreCorrelation", "TailDiagnostics",
+    "TwinEvaluation", "TwinModel", "audit_diagnostics", "fit_twin", "pi0_bootstrap", "plain_basis", "score_correlation",
     "spearman_matrix", "storey_pi0", "tail_diagnostics", "twin_evaluate",
 ]

@@ -26,9 +26,26 @@ WIDE_SLOPE_RATIO = 2.0
 # The twin check fits one model per column and simulates (n, K) tables: minutes at a few hundred
 # models, hours at tens of thousands.  Above this many models audit_diagnostics leaves it out.
 TWIN_MAX_MODELS = 64
-# Said wherever diagnostics are shown beside a covariate-aware selection: they model the plain scores.
-PLAIN_BASIS = ("the diagnostics read the plain conformal p-values and scores, not the covariate-aware p-values "
-               "the rules used")
+
+
+def plain_basis(shift_method: str | None) -> str | None:
+    """What the diagnostics read, said wherever they are shown beside a covariate-aware selection.
+
+    ``shift_method`` is the covariate method the rules' p-values used (``ShiftPValues.method``;
+    ``None`` without covariates). The diagnostics model the plain scores, so beside a ``"weighted"`` or
+    ``"residual"`` selection this returns a clause saying so; ``None`` when the rules read plain p-values.
+
+    Examples
+    --------
+    >>> plain_basis("residual")
+    'the diagnostics read the plain conformal p-values and scores, not the covariate-aware p-values the rules used (residual)'
+    >>> plain_basis("none") is None and plain_basis(None) is None
+    True
+    """
+    if shift_method in (None, "none"):
+        return None
+    return ("the diagnostics read the plain conformal p-values and scores, not the covariate-aware p-values "
+            f"the rules used ({shift_method})")
 
 
 @dataclass(frozen=True)
