@@ -1,4 +1,4 @@
-"""The sidecar JSON of a selection export: each rule's fit as recorded, strict-JSON text, the sidecar's path.
+"""The sidecar JSON of a selection export: each rule's fit and the diagnostics as recorded, strict-JSON text, the sidecar's path.
 
 Import them from :mod:`jecs_core.export`.
 """
@@ -60,3 +60,18 @@ def _strict(value):
 def sidecar_text(record: dict) -> str:
     """The sidecar JSON as written to disk (strict JSON: NaN/inf as null; the dashboard's download uses the same text)."""
     return json.dumps(_strict(record), indent=2, allow_nan=False) + "\n"
+
+
+def diagnostics_record(diagnostics: dict, shift: dict | None) -> dict:
+    """The diagnostics as recorded, with the p-values they read: always the plain ones.
+
+    Beside a covariate-aware selection (``options["shift"]``) the record also carries the sentence
+    :func:`jecs_core.diagnostics.plain_basis` prints, so the sidecar alone says the two differ.
+    """
+    from .diagnostics import plain_basis  # loaded already: the caller computed the diagnostics
+
+    record = {**diagnostics, "pvalues": "plain"}
+    note = plain_basis(None if shift is None else shift.get("method"))
+    if note is not None:
+        record["pvalues_note"] = note
+    return record

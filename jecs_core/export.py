@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ._fastcsv import write_columns
-from ._sidecar import fit_fields, sidecar_path, sidecar_text
+from ._sidecar import diagnostics_record, fit_fields, sidecar_path, sidecar_text
 from ._writers import spreadsheet_safe_columns
 from .compare import Comparison
 from .contract import MEMBER_PREFIX, calibration_reach
@@ -221,7 +221,7 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
         "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
     if diagnostics is not None:
-        record["diagnostics"] = diagnostics
+        record["diagnostics"] = diagnostics_record(diagnostics, (options or {}).get("shift"))
     if comparison.contaminated is not None:
         record["metrics"] = {name: {"gcp": comparison.metrics(name).gcp, "power": comparison.metrics(name).power}
                              for name in comparison.methods}

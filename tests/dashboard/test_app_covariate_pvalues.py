@@ -90,8 +90,10 @@ def test_the_sidecar_and_the_report_record_them(at):
     assert fields["shift"]["requested"] == "auto" and fields["shift"]["method"] in ("weighted", "residual", "none")
     assert shift_view.record(shift_keys.base_key(key), table) == {}
     comparison = compute.comparison(key, 0.1, RuleSettings(), table)
-    sidecar = json.loads(export.json_bytes(table, comparison, "storey-maxp", options=fields))
+    sidecar = json.loads(export.json_bytes(table, comparison, "storey-maxp", options=fields, diagnostics=True))
     assert sidecar["options"]["covariates"] == "all" and sidecar["options"]["shift"] == json.loads(json.dumps(fields["shift"]))
+    recorded = sidecar["diagnostics"]  # read on the plain p-values, and the record says so where the rules' differ
+    assert recorded["pvalues"] == "plain" and ("pvalues_note" in recorded) == (fields["shift"]["method"] != "none")
     report = build_report(ReportInputs(table=table, comparison=comparison, method="storey-maxp", data_name="shifted.csv",
                                        options=RuleSettings(), shift=fields))
     assert "covariate use" in report and fields["shift"]["method"] in report

@@ -63,4 +63,5 @@ def test_sidecar_download_records_the_diagnostics(table):
     want = json.loads(json.dumps(diagnostics.audit_diagnostics(table, alpha=0.1, **options).to_dict()))
     got = record["diagnostics"]
     want.get("twin", {}).pop("seconds", None), got.get("twin", {}).pop("seconds", None)  # wall time differs
+    assert got.pop("pvalues") == "plain"  # which p-values they read, recorded beside them
     assert got == want

@@ -157,6 +157,12 @@ def test_select_with_covariates_runs_the_shift_check(tmp_path, capsys):
     assert "diagnostics (no labels used):" in printed and basis in printed and printed.index(basis) > printed.index("verdict:")
     meta = json.loads(out.with_suffix(".json").read_text())
     assert meta["options"]["shift"]["method"] == "residual" and meta["options"]["covariates"] == ["x_len"]
+    recorded = meta["diagnostics"]  # the sidecar alone says which p-values the diagnostics read
+    assert recorded["pvalues"] == "plain" and recorded["pvalues_note"].startswith(basis.removeprefix("note: "))
+    assert main(["select", str(path), "--out", str(out)]) == 0  # plain p-values throughout: no note
+    capsys.readouterr()
+    recorded = json.loads(out.with_suffix(".json").read_text())["diagnostics"]
+    assert recorded["pvalues"] == "plain" and "pvalues_note" not in recorded
     for plain in (["--covariates", "x_len", "--shift-method", "none"], []):  # the rules read plain p-values
         assert main(["select", str(path), *plain]) == 0
         printed = capsys.readouterr().out
