@@ -1,7 +1,7 @@
 """Per-item results the Leaderboard page ranks on: the sample's file or this session's upload.
 
-An upload is one results table (CSV or Parquet, long or wide) or lm-eval ``--log_samples``
-logs, one JSONL per model, named in upload order.  Uploaded bytes are parsed in memory by
+An upload is results tables (CSV or Parquet, long or wide: one, or several each holding other
+models) or lm-eval ``--log_samples`` logs, one JSONL per model, named in upload order.  Uploaded bytes are parsed in memory by
 :mod:`jecs_core.leaderboard` and held process-wide only under an unguessable token
 (``?results=<token>``), so F5 or a shared link finds them and no other session can.
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from jecs_core.formats import JSONL_SUFFIXES, suffix
-from jecs_core.leaderboard import ResultsTable, load_results_bytes
+from jecs_core.leaderboard import ResultsTable, combine_results, load_results_bytes
 from jecs_core.leaderboard.lmeval import parse_samples_lines, samples_table
 
 from .token_store import TokenStore
@@ -29,7 +29,7 @@ RESULT_TYPES = ("csv", "parquet", "jsonl")
 
 @dataclass(frozen=True)
 class ResultsFile:
-    """Per-item results as bytes, named: one table, or lm-eval sample logs with their models.
+    """Per-item results as bytes, named: one table, several tables, or lm-eval sample logs with their models.
 
     ``key`` identifies the content (the cache key, never the name).
     """
@@ -39,17 +39,22 @@ class ResultsFile:
     origin: str  # "sample" or "upload"
     logs: tuple[tuple[str, str, bytes], ...] = ()  # (model, file name, bytes) per lm-eval sample log
     id_field: str | None = None  # the logs' item id: this field of ``doc``, else doc_id
+    tables: tuple[tuple[str, bytes], ...] = ()  # (file name, bytes) per table, when several were uploaded
 
     @property
     def key(self) -> str:
         digest = hashlib.sha256(self.data)
         for model, name, data in self.logs:
             digest.update(f"\0{model}\0{name}\0".encode() + hashlib.sha256(data).digest())
+        for name, data in self.tables:
+            digest.update(f"\0{name}\0".encode() + hashlib.sha256(data).digest())
         digest.update(f"\0{self.id_field}".encode())
         return digest.hexdigest()[:24]
 
     def load(self, metric: str | None) -> ResultsTable:
         """The :class:`ResultsTable` (``ValueError`` with a one-line reason when the content is refused)."""
+        if self.tables:
+            return combine_results([load_results_bytes(data, name, metric=metric) for name, data in self.tables])
         if not self.logs:
             return load_results_bytes(self.data, self.name, metric=metric)
         key = metric or "acc"
@@ -78,8 +83,9 @@ def _received(uploaded) -> ResultsFile | None:
         return None
     logs = [(str(n), bytes(d)) for n, d in files if suffix(n) in JSONL_SUFFIXES]
     if not logs:
-        if len(files) > 1:
-            raise ValueError(f"{len(files)} result tables uploaded; upload one table (or lm-eval sample logs only)")
+        if len(files) > 1:  # each holds other models (one file per model, say); combined on load
+            tables = tuple((str(n), bytes(d)) for n, d in files)
+            return ResultsFile(", ".join(n for n, _ in tables), b"", "upload", tables=tables)
         return ResultsFile(str(files[0][0]), bytes(files[0][1]), "upload")
     if len(logs) != len(files):
         raise ValueError("a results table and lm-eval sample logs uploaded together; upload one kind")

@@ -1,6 +1,7 @@
 """The README's examples work: its Python blocks run, its `jecs` commands parse, the fast ones run.
 
-The Python blocks of docs/*.md run too.
+The Python blocks of docs/*.md run too, their `jecs` commands parse, and the printed output they show
+is what the command prints.
 
 Everything runs in a temporary directory that sees the shipped ``sample_data/``, so the examples
 read the same paths a newcomer types and write nothing into the checkout.
@@ -31,9 +32,15 @@ def blocks(text: str, language: str) -> list[str]:
 
 
 def jecs_commands(text: str) -> list[str]:
-    """Every line of a bash block that calls ``jecs``, without a trailing comment."""
-    lines = [line.split("  #")[0].strip() for block in blocks(text, "bash") for line in block.splitlines()]
-    return [line for line in lines if line.startswith("jecs ")]
+    """Every command of a bash block that calls ``jecs``: continued lines joined, without a trailing comment
+    or the ``[optional]`` parts a synopsis shows."""
+    lines = [line.split("  #")[0].strip() for block in blocks(text, "bash")
+             for line in re.sub(r"\\\n\s*", " ", block).splitlines()]
+    return [re.sub(r"\s*\[[^\[\]]*\]", "", line) for line in lines if line.startswith("jecs ")]
+
+
+DOC_COMMANDS = [(path.name, command) for path in sorted((ROOT / "docs").glob("*.md"))
+                for command in jecs_commands(path.read_text(encoding="utf-8"))]
 
 
 @pytest.fixture
@@ -67,7 +74,7 @@ def test_docs_python_example_runs(doc, index, sample_dir):
         exec(compile(code, f"docs/{doc} python block {index + 1}", "exec"), {"__name__": "doc"})
 
 
-@pytest.mark.parametrize("command", jecs_commands(README))
+@pytest.mark.parametrize("command", jecs_commands(README) + [command for _, command in DOC_COMMANDS])
 def test_cli_example_parses(command):
     parser = build_parser(CORE_REGISTRARS, optional=OPTIONAL_REGISTRARS)
     err = io.StringIO()
@@ -94,3 +101,14 @@ def test_the_readme_select_output_is_what_jecs_prints(sample_dir):
         main(["select", "sample_data/synthetic_k4.csv", "--alpha", "0.1", "--no-diagnostics"])
     printed = out.getvalue().splitlines()
     assert [line for line in shown if line not in printed] == []
+
+
+def test_the_evaluation_doc_output_is_what_jecs_prints(sample_dir):
+    # docs/EVALUATION.md shows `jecs evaluate`'s whole output under its command: line for line.
+    text = (ROOT / "docs" / "EVALUATION.md").read_text(encoding="utf-8")
+    command = next(c for _, c in DOC_COMMANDS if c.startswith("jecs evaluate "))
+    fenced = re.findall(r"^```[a-z]*\n(.*?)^```\n", text, re.S | re.M)  # every block, in order
+    shown = next(block for block in fenced if block.startswith("input: ")).strip().splitlines()
+    with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.redirect_stderr(io.StringIO()):
+        assert main([*shlex.split(command)[1:], "--no-progress"]) == 0
+    assert out.getvalue().strip().splitlines() == shown

@@ -30,7 +30,8 @@ with st.container(border=True):
                                   "`item_id, <metric>_<model>` (CSV or Parquet), or lm-eval `--log_samples` logs "
                                   "(one JSONL per model)", type=list(lr.RESULT_TYPES), accept_multiple_files=True,
                                   key="jecs.lb_upload",
-                                  help="Results for the test items of the data set's models; model names must match.")
+                                  help="Results for the test items of the data set's models; model names must match. Several "
+                                  "tables, each holding other models, are read as one.")
     right.text_input("Metric", key=lb.METRIC, placeholder="correct (tables), acc (lm-eval logs)",
                      help="A numeric per-item column or log key, e.g. `exact_match` or `f1`; for a metric "
                           "that is not 0/1, 'accuracy' is its mean.")

@@ -34,7 +34,7 @@ def register(subparsers) -> None:
     _hint_scores_after_results(parser)
     parser.add_argument("--results", nargs="+", action="extend", required=True, metavar="RESULTS",
                         help="per-item results: a long (item_id, model, METRIC) or wide (item_id, METRIC_<model>) "
-                        ".csv/.parquet, or lm-eval --log_samples files as MODEL=samples_<task>_<time>.jsonl (one per "
+                        ".csv/.parquet (or several, each with other models), or lm-eval --log_samples files as MODEL=samples_<task>_<time>.jsonl (one per "
                         "model, or MODEL=DIR holding one; repeat --results or list them), or one directory with a sub-directory per model")
     parser.add_argument("--metric", default=None,
                         help="the per-item metric: a column (default 'correct') or a sample-log key (default 'acc'; "

@@ -94,6 +94,11 @@ def parse_samples_lines(lines, *, metric: str, id_field: str | None, source: str
     return out
 
 
+def _holds_log(directory: Path) -> bool:
+    """A sample log in ``directory`` or in one of its sub-directories (lm-eval's ``DIR/<model name>/``)."""
+    return any(directory.glob(SAMPLES_GLOB)) or any(directory.glob(f"*/{SAMPLES_GLOB}"))
+
+
 def _samples_file(path: Path) -> Path:
     """``path`` itself, or the one sample log in directory ``path`` (or in its one sub-directory: lm-eval
     writes ``--output_path DIR`` runs into ``DIR/<model name>/``)."""
@@ -101,7 +106,10 @@ def _samples_file(path: Path) -> Path:
         found = sorted(path.glob(SAMPLES_GLOB))
         if not found:
             nested = [d for d in sorted(path.iterdir()) if d.is_dir() and any(d.glob(SAMPLES_GLOB))]
-            found = sorted(nested[0].glob(SAMPLES_GLOB)) if len(nested) == 1 else found
+            if len(nested) > 1:
+                raise ValueError(f"{path}: {len(nested)} sub-directories hold sample logs {[d.name for d in nested]}; "
+                                 "name one of them (or its file)")
+            found = sorted(nested[0].glob(SAMPLES_GLOB)) if nested else found
         if len(found) != 1:
             names = [f.name for f in found]
             raise ValueError(f"{path}: expected one {SAMPLES_GLOB} file in this directory, found {len(found)} {names}; "
@@ -119,7 +127,8 @@ def read_samples(specs, *, metric: str | None = None, id_field: str | None = Non
     ----------
     specs : mapping of str to path, or path
         ``{model: samples_<task>_<time>.jsonl}`` (or the directory holding that model's one log);
-        a single directory whose sub-directories are models, each holding one log.
+        a single directory whose sub-directories are models, each holding one log (directly or in
+        the one sub-directory lm-eval's ``--output_path`` writes).
     metric : str, optional
         Per-sample key (default ``"acc"``); ``"NAME,FILTER"`` reads one filter's rows.
     id_field : str, optional
@@ -136,9 +145,10 @@ def read_samples(specs, *, metric: str | None = None, id_field: str | None = Non
         root = Path(specs)
         if not root.is_dir():
             raise ValueError(f"{root}: a sample log needs its model's name: give MODEL={root}")
-        specs = {d.name: d for d in sorted(root.iterdir()) if d.is_dir() and any(d.glob(SAMPLES_GLOB))}
+        specs = {d.name: d for d in sorted(root.iterdir()) if d.is_dir() and _holds_log(d)}
         if not specs:
-            raise ValueError(f"{root}: no sub-directory holds a {SAMPLES_GLOB} file")
+            raise ValueError(f"{root}: no sub-directory holds a {SAMPLES_GLOB} file (directly or in one "
+                             "sub-directory, as lm-eval --output_path writes it)")
     per_model = {}
     for model, path in dict(specs).items():
         file = _samples_file(Path(path))

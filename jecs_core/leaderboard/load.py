@@ -7,7 +7,7 @@ from pathlib import Path
 from ..formats import JSONL_SUFFIXES
 from ..io import parse_name_path
 from .lmeval import parse_samples_lines, read_samples, samples_table
-from .results import ResultsTable, check_metric, read_results_bytes, read_results_file
+from .results import ResultsTable, check_metric, combine_results, read_results_bytes, read_results_file
 
 SAMPLE_SUFFIXES = JSONL_SUFFIXES  # per-sample lm-eval logs
 
@@ -23,7 +23,7 @@ def load_results(source, *, metric: str | None = None, id_field: str | None = No
     ----------
     source : path, str, sequence of str, or mapping
         * a ``.csv`` / ``.parquet`` table, long (``item_id, model, <metric>``) or wide
-          (``item_id, <metric>_<model>``);
+          (``item_id, <metric>_<model>``), or a sequence of them, each holding other models;
         * lm-eval ``--log_samples`` output: ``"MODEL=samples_<task>_<time>.jsonl"`` strings (one per
           model; the path may be the directory holding that model's one log), a mapping
           ``{model: path}``, or one directory whose sub-directories (named after the models) each
@@ -65,16 +65,21 @@ def load_results(source, *, metric: str | None = None, id_field: str | None = No
         if duplicated:
             raise ValueError(f"results: model(s) {duplicated} given more than once")
         return read_samples(dict(pairs), metric=metric, id_field=id_field, models=models)
-    if len(items) != 1:
-        raise ValueError(f"results: one results table, or MODEL=PATH sample logs, got {len(items)} paths {items}")
-    path = Path(items[0])
-    if path.is_dir():
-        return read_samples(path, metric=metric, id_field=id_field, models=models)
-    if path.suffix.lower() in SAMPLE_SUFFIXES:
-        raise ValueError(f"results: {path} is an lm-eval sample log; name its model: MODEL={path}")
+    paths = [Path(item) for item in items]
+    if len(paths) == 1 and paths[0].is_dir():
+        return read_samples(paths[0], metric=metric, id_field=id_field, models=models)
+    for path in paths:
+        if path.is_dir():
+            raise ValueError(f"results: {path} is a directory; give it alone (one sub-directory of sample logs "
+                             "per model) or as MODEL={path}")
+        if path.suffix.lower() in SAMPLE_SUFFIXES:
+            raise ValueError(f"results: {path} is an lm-eval sample log; name its model: MODEL={path}")
     if id_field is not None:
         raise ValueError("id_field applies to lm-eval sample logs only; a results table names its items in item_id")
-    return read_results_file(path, metric=metric, models=models)
+    if len(paths) == 1:
+        return read_results_file(paths[0], metric=metric, models=models)
+    # Several tables, each some of the models (one file per model, say): one table on the union of their items.
+    return combine_results([read_results_file(path, metric=metric) for path in paths], models=models)
 
 
 def load_results_bytes(data: bytes, name: str, *, metric: str | None = None, id_field: str | None = None,

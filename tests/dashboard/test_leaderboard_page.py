@@ -6,6 +6,7 @@ directly on the same table and results, bypassing the dashboard's caches.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
@@ -103,6 +104,23 @@ def test_upload_of_a_long_csv_ranks_the_active_data_set():
     assert lr.held(token).data == data
     at.button(key="jecs.lb_forget").click().run()  # back to the sample's results
     assert "results" not in at.query_params
+
+
+def test_one_table_per_model_uploaded_together_ranks_as_one_table():
+    at = _page()
+    table = at.session_state[state.ACTIVE_TABLE]
+    data = _long_results(table, seed=4)
+    whole = pd.read_csv(io.BytesIO(data), dtype={"item_id": str})
+    parts = [(f"{m}.csv", whole[whole.model == m].to_csv(index=False).encode()) for m in table.models]
+    at.session_state[lr.RESULTS_PAYLOAD] = parts
+    at.run()
+    assert not at.exception and not at.error
+    pd.testing.assert_frame_equal(_shown(at), _expected(table, data, "all.csv"))
+    held = lr.held(at.query_params["results"])
+    assert held.tables == tuple(parts) and held.name == ", ".join(name for name, _ in parts)
+    at.session_state[lr.RESULTS_PAYLOAD] = [parts[0], (f"again {parts[0][0]}", parts[0][1])]  # one model twice
+    at.run()
+    assert not at.exception and any("is in both" in e.value for e in at.error)
 
 
 def test_metric_and_wide_layout():

@@ -107,14 +107,19 @@ def test_results_may_be_repeated_or_listed(results_csv, tmp_path):
                 for i, v in zip(wide["item_id"], wide[f"correct_{model}"])]
         path.write_text("\n".join(rows) + "\n")
         logs.append(f"{model}={path}")
-    outs = [tmp_path / f"{name}.csv" for name in ("table", "listed", "repeated")]
+    tables = []  # one table per pair of models, as two evaluation runs would write them
+    for pair in (("m0", "m1"), ("m2", "m3")):
+        tables.append(tmp_path / f"results_{'_'.join(pair)}.csv")
+        wide[["item_id", *(f"correct_{m}" for m in pair)]].to_csv(tables[-1], index=False)
+    outs = [tmp_path / f"{name}.csv" for name in ("table", "listed", "repeated", "tables")]
     assert main(["leaderboard", SAMPLE, "--results", str(results_csv), "--out", str(outs[0])]) == 0
     assert main(["leaderboard", SAMPLE, "--results", *logs, "--out", str(outs[1])]) == 0
     repeated = [arg for log in logs for arg in ("--results", log)]
     assert main(["leaderboard", SAMPLE, *repeated, "--out", str(outs[2])]) == 0
+    assert main(["leaderboard", "--results", *map(str, tables), "--out", str(outs[3]), "--", SAMPLE]) == 0
     frames = [pd.read_csv(out) for out in outs]
-    pd.testing.assert_frame_equal(frames[0], frames[1])
-    pd.testing.assert_frame_equal(frames[0], frames[2])
+    for frame in frames[1:]:
+        pd.testing.assert_frame_equal(frames[0], frame)
 
 
 def test_a_score_table_after_results_gets_a_hint_and_double_dash_works(results_csv, capsys):

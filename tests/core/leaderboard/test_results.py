@@ -64,6 +64,63 @@ def test_a_directory_of_model_directories_as_lm_eval_writes_them(tmp_path):
     _same(load_results([f"{m}={tmp_path / m}" for m in MODELS]))
 
 
+def test_lm_eval_output_path_layout_nests_one_directory_deeper(tmp_path):
+    # lm_eval --output_path runs/<model> writes runs/<model>/<sanitised model name>/samples_<task>_<time>.jsonl
+    for k, model in enumerate(MODELS):
+        nested = tmp_path / model / f"pretrained__models__{model}"
+        nested.mkdir(parents=True)
+        _log(nested / "samples_toy_2026-01-01T00-00-00.jsonl", VALUES[:, k])
+    _same(load_results(tmp_path))
+    _same(load_results([f"{m}={tmp_path / m}" for m in MODELS]))
+    (tmp_path / "alpha" / "second_run").mkdir()
+    _log(tmp_path / "alpha" / "second_run" / "samples_toy_b.jsonl", VALUES[:, 0])
+    with pytest.raises(ValueError, match=r"alpha: 2 sub-directories hold sample logs \['pretrained__models__alpha', 'second_run'\]"):
+        load_results(tmp_path)
+    (tmp_path / "empty" / "gamma").mkdir(parents=True)
+    with pytest.raises(ValueError, match=r"empty: no sub-directory holds a samples_\*.jsonl file"):
+        load_results(tmp_path / "empty")
+
+
+def test_several_tables_each_with_other_models_are_one_table(tmp_path):
+    _long()[lambda f: f.model == "alpha"].to_csv(tmp_path / "alpha.csv", index=False)
+    _wide()[["item_id", "correct_beta"]].to_parquet(tmp_path / "beta.parquet")
+    both = [tmp_path / "alpha.csv", str(tmp_path / "beta.parquet")]
+    _same(load_results(both))
+    assert load_results(both, models=["beta", "alpha"]).models == ("beta", "alpha")
+    # Items one table lacks stay without a result (NaN), as in a long table that skips them.
+    _wide()[["item_id", "correct_beta"]].iloc[1:].to_csv(tmp_path / "beta_short.csv", index=False)
+    short = load_results([tmp_path / "alpha.csv", tmp_path / "beta_short.csv"])
+    assert list(short.item_ids) == IDS and np.isnan(short.values[0, 1]) and short.values[1:, 1].tolist() == [0.0, 1.0]
+    _long().to_csv(tmp_path / "long.csv", index=False)
+    cases = [
+        ([tmp_path / "alpha.csv", tmp_path / "long.csv"], r"model 'alpha' is in both .*alpha.csv and .*long.csv"),
+        ([tmp_path / "alpha.csv", tmp_path], r"is a directory; give it alone"),
+        ([tmp_path / "alpha.csv", tmp_path / "missing.csv"], r"missing.csv"),
+    ]
+    for source, message in cases:
+        with pytest.raises(ValueError, match=message) as caught:
+            load_results(source)
+        assert "\n" not in str(caught.value)
+
+
+@given(st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), min_size=1, max_size=5, unique=True), st.integers(1, 3),
+       st.randoms(use_true_random=False))
+@settings(max_examples=40, deadline=None)
+def test_combining_tables_equals_the_long_table_of_all_rows(items, parts, rnd):
+    from jecs_core.leaderboard import combine_results
+
+    models = [f"m{k}" for k in range(parts + 1)]
+    rows = [(i, m, float(rnd.random() < 0.5)) for i in items for m in models if rnd.random() < 0.8]
+    rows = rows or [(items[0], models[0], 1.0)]
+    frame = pd.DataFrame(rows, columns=["item_id", "model", "correct"])
+    whole = results_from_frame(frame)
+    pieces = [results_from_frame(frame[frame.model == m], source=f"{m}.csv") for m in dict.fromkeys(frame.model)]
+    combined = combine_results(pieces)
+    assert combined.models == whole.models and sorted(combined.item_ids) == sorted(whole.item_ids)
+    rows = pd.Index(combined.item_ids).get_indexer(whole.item_ids)  # the items in the order first read
+    np.testing.assert_array_equal(combined.values[rows], whole.values)
+
+
 def test_metric_id_field_and_filter_choose_what_is_read(tmp_path):
     frame = _long().rename(columns={"correct": "f1"})
     frame["f1"] = frame["f1"] * 0.5
