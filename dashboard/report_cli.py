@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from jecs_core import DEFAULT_METHOD, METHODS, get_rule
+from jecs_core.cli import OneLineParser
 from jecs_core.cli import run as run_cli
 from jecs_core.cli.options import (
     add_post_hoc_delta,
@@ -83,7 +84,7 @@ def _compared(args: argparse.Namespace, table, options: dict):
 
 def main(argv=None) -> int:
     """``python -m dashboard.report_cli SCORES --out report.html`` (the same command, standalone)."""
-    parser = argparse.ArgumentParser(prog="jecs")
+    parser = OneLineParser(prog="jecs")
     register(parser.add_subparsers(dest="command", metavar="COMMAND"))
     return run_cli(parser, ["report", *(sys.argv[1:] if argv is None else argv)])
 

@@ -10,6 +10,7 @@ import argparse
 import os
 import sys
 
+from jecs_core.cli import OneLineParser
 from jecs_core.cli.options import alphas_arg, fraction_arg, positive_float, positive_int, seed_arg
 
 from .common import DEFAULT_CACHE_DIR, STAGES
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv=None) -> int:
     """``python -m jecs_build``: one-line errors with exit status 2."""
-    parser = argparse.ArgumentParser(prog="python -m jecs_build", description="Build a real labelled sample.")
+    parser = OneLineParser(prog="python -m jecs_build", description="Build a real labelled sample.")
     add_arguments(parser)
     args = parser.parse_args(argv)
     try:

@@ -54,9 +54,9 @@ def _installed(module: str, needs: tuple[str, ...]) -> bool:
 def index_parser() -> argparse.ArgumentParser:
     """The top-level parser with every installed command's name and help line, no layer imported."""
     from jecs_core import __version__
-    from jecs_core.cli import DESCRIPTION
+    from jecs_core.cli import DESCRIPTION, OneLineParser
 
-    parser = argparse.ArgumentParser(prog="jecs", description=DESCRIPTION)
+    parser = OneLineParser(prog="jecs", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"jecs {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_line, module, needs in COMMANDS:

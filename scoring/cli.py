@@ -17,6 +17,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from jecs_core.cli import OneLineParser
 from jecs_core.cli.progress import add_progress_option, progress_bar
 from jecs_core.formats import WRITE_SUFFIXES
 
@@ -232,7 +233,7 @@ def handle_score(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Stand-alone entry point (``python -m scoring.cli score ...``)."""
-    parser = argparse.ArgumentParser(prog="jecs")
+    parser = OneLineParser(prog="jecs")
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     try:

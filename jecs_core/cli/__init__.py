@@ -41,6 +41,29 @@ class CommandError(Exception):
     """A user error a command reports as one line with exit code 2."""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors are one line, as every other error of the commands.
+
+    argparse prints the whole usage block before its error (a dozen lines for ``jecs select``);
+    here the line names the argument and what was expected, and points to ``--help`` for the rest.
+    Sub-command parsers made by :meth:`add_subparsers` are of this class too.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> parser = OneLineParser(prog="jecs toy")
+    >>> _ = parser.add_argument("--alpha", type=float)
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err), contextlib.suppress(SystemExit):
+    ...     parser.parse_args(["--alpha", "x"])
+    >>> err.getvalue()
+    "jecs toy: error: argument --alpha: invalid float value: 'x' (jecs toy --help lists the options)\\n"
+    """
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} ({self.prog} --help lists the options)\n")
+
+
 def build_parser(
     registrars: Sequence[tuple[str, str]] = CORE_REGISTRARS,
     *,
@@ -53,7 +76,7 @@ def build_parser(
     misses a package of an optional extra is left out with one line in the help naming the
     extra to install (:data:`EXTRAS`). Any other import error (a typo, a broken module) raises.
     """
-    parser = argparse.ArgumentParser(prog=prog, description=DESCRIPTION)
+    parser = OneLineParser(prog=prog, description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"jecs {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name, attr in registrars:

@@ -20,14 +20,22 @@ def _join(values) -> str:
     return ",".join("auto" if v is None else f"{v:g}" if isinstance(v, float) else str(v) for v in values)
 
 
+def _parts(text: str, option: str) -> list[str]:
+    """The comma-separated entries of ``text``; an empty one (``0.1,,0.2``, a trailing comma) is an error, not skipped."""
+    parts = [part.strip() for part in text.split(",")]
+    if not any(parts):
+        raise ValueError(f"{option}: expected at least one value, got {text!r}")
+    if not all(parts):
+        raise ValueError(f"{option}: empty entry in {text!r}; expected comma-separated values")
+    return parts
+
+
 def _floats(text: str, option: str) -> list[float]:
+    parts = _parts(text, option)
     try:
-        values = [float(part) for part in text.split(",") if part.strip()]
+        return [float(part) for part in parts]
     except ValueError:
         raise ValueError(f"{option}: expected comma-separated numbers, got {text!r}") from None
-    if not values:
-        raise ValueError(f"{option}: expected at least one number, got {text!r}")
-    return values
 
 
 def _int(text: str | None, option: str) -> int | None:
@@ -40,14 +48,7 @@ def _int(text: str | None, option: str) -> int | None:
 
 
 def _ints_or_auto(text: str, option: str) -> list[int | None]:
-    out = []
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
-        out.append(None if part == "auto" else _int(part, option))
-    if not out:
-        raise ValueError(f"{option}: expected at least one value, got {text!r}")
-    return out
+    return [None if part == "auto" else _int(part, option) for part in _parts(text, option)]
 
 
 def _lam(text: str):
@@ -60,7 +61,7 @@ def _lam(text: str):
 
 
 def _methods(text: str) -> list[str]:
-    return [part.strip() for part in text.split(",") if part.strip()]
+    return _parts(text, "--methods")
 
 
 def _digits(args: argparse.Namespace) -> int:

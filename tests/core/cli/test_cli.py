@@ -131,6 +131,25 @@ def test_missing_file_and_bad_arguments(capsys, tmp_path):
     assert main([]) == 2
 
 
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["select", SAMPLE, "--alpha", "0"], "jecs select: error: argument --alpha: must be in the open interval (0, 1)"),
+    (["select"], "jecs select: error: the following arguments are required: scores"),
+    (["select", SAMPLE, "--bogus"], "jecs select: error: unrecognized arguments: --bogus"),
+    (["sweep", "nope"], "jecs sweep: error: argument PARAMETER: invalid choice: 'nope'"),
+    (["sweep", "lambda", SAMPLE, "--lambdas", "x"], "jecs sweep: error: --lambdas: expected comma-separated numbers"),
+    (["synth", "--out", "x.csv", "--models", "-1"], "jecs synth: error: argument --models"),
+    (["--bogus"], "jecs: error: unrecognized arguments: --bogus"),
+])
+def test_usage_errors_are_one_line_naming_the_argument(argv, expected, capsys):
+    # argparse's own errors as every other error: one line, no usage block, and where the rest is said.
+    try:
+        code = main(argv)
+    except SystemExit as stop:
+        code = stop.code
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(expected) and err.count("\n") == 1 and "usage:" not in err
+
+
 def test_python_dash_m_entry_point():
     done = subprocess.run([sys.executable, "-m", "jecs_core", "select", SAMPLE, "--alpha", "0.1"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -143,6 +143,12 @@ def test_cli_rho_sweep_matches_the_library(capsys):
         (["sweep", "rho", "--rhos", "0.5", "--pool-size", "3"], "calibration"),
         (["sweep", "lambda", SAMPLE, "--lambdas", "0,0.5"], "lam"),
         (["sweep", "knn", SAMPLE, "--knns", "0"], "knn"),
+        # An empty entry is a typo to name, not a value to skip.
+        (["evaluate", SAMPLE, "--alphas", "0.1,,0.2"], "--alphas: empty entry in '0.1,,0.2'"),
+        (["evaluate", SAMPLE, "--alphas", "0.1,"], "--alphas: empty entry in '0.1,'"),
+        (["evaluate", SAMPLE, "--methods", "jmcs,"], "--methods: empty entry in 'jmcs,'"),
+        (["sweep", "knn", SAMPLE, "--knns", "2,,auto"], "--knns: empty entry"),
+        (["sweep", "lambda", SAMPLE, "--lambdas", ","], "--lambdas: expected at least one value"),
     ],
 )
 def test_cli_bad_parameters_one_line_exit_2(argv, needle, capsys):
