@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from jecs_core import ScoreTable, load_scores, table_from_frame
+from jecs_core.all_scores import pivot_scores
 from jecs_core.io import read_as_written, read_table
 from jecs_core.simulate import SCENARIOS, make_scenario, paper_synthetic
 from sample_data import SAMPLE_DIR
@@ -90,9 +91,9 @@ def _real_audit(score: str = "minkpp") -> ScoreTable:
         return load_scores(wide_path)
     frame = read_table(wide_path, text_columns=read_as_written)  # as load_scores reads it
     long = pd.read_parquet(REAL_DIR / f"{REAL_STEM}_all_scores.parquet")
-    chosen = long[long["score_name"] == score].pivot(index="item_id", columns="model", values="value")
-    for model in chosen.columns:
-        frame[f"score_{model}"] = chosen[model].reindex(frame["item_id"]).to_numpy()
+    chosen = pivot_scores(long, score, item_ids=frame["item_id"].to_numpy())
+    for column in chosen.columns:
+        frame[column] = chosen[column].to_numpy()
     return table_from_frame(frame, source=f"sample: {REAL_STEM} ({score})")
 
 

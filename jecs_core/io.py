@@ -7,8 +7,9 @@
   target's directory and ``os.replace``, so a reader never sees half a file, and a pair of
   files is written both or neither.
 * :func:`spreadsheet_safe` neutralises text cells a spreadsheet would run as a formula.
-* :func:`file_sha256`, :func:`parse_name_path` and :func:`pivot_scores` are the single copies
-  of helpers the CLI, scoring, the build pipeline and the dashboard share.
+* :func:`file_sha256` and :func:`parse_name_path` are the single copies of helpers the CLI,
+  scoring, the build pipeline and the dashboard share (and :mod:`jecs_core.all_scores` turns an
+  all-scores table into score columns).
 
 Every error is a :class:`ScoreTableError` (a ``ValueError``) whose message is one line that
 starts with the file name.
@@ -23,7 +24,6 @@ import stat
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from ._arrow_cells import plain_cells, to_frame
@@ -134,6 +134,13 @@ def csv_header(stream, source: str) -> list[str]:
         raise ScoreTableError(f"{source}: could not read the CSV header ({exc.__class__.__name__}: {_one_line(exc)})") from None
     if row is None:
         raise ScoreTableError(f"{source}: the file is empty")
+    if not row:  # csv gives [] for a blank line; a reader that skipped it would take the next line as the header
+        raise ScoreTableError(f"{source}: line 1 is blank; the header (item_id, split, score_<model>, ...) must be "
+                              "the first line")
+    for sep, word in ((";", "semicolon"), ("\t", "tab"), ("|", "pipe")):  # "item_id;split;score_a" read as one name
+        if sum(name.count(sep) for name in row) >= len(row):
+            raise ScoreTableError(f"{source}: looks {word}-separated ({sep!r} in its header line); save it as "
+                                  "comma-separated CSV (in a spreadsheet: 'CSV, comma delimited')")
     return check_header(row, source)
 
 
@@ -168,8 +175,8 @@ def _read_csv(handle, header: list[str], source: str, text_columns=("item_id",))
     except pd.errors.EmptyDataError:
         raise ScoreTableError(f"{source}: the file is empty") from None
     except pd.errors.ParserWarning:
-        raise ScoreTableError(f"{source}: a data row has more fields than the header's {len(header)}; "
-                              "quote text that holds commas") from None
+        raise ScoreTableError(f"{source}: {_long_row(handle, len(header))} has more fields than the header's "
+                              f"{len(header)}; quote text that holds commas") from None
     except UnicodeDecodeError as exc:  # a Latin-1 cell far below a UTF-8 header
         raise ScoreTableError(f"{source}: not UTF-8 text ({_one_line(exc)}); save it as CSV UTF-8") from None
     except Exception as exc:  # the parser raises many types for malformed input
@@ -183,6 +190,19 @@ def _read_csv(handle, header: list[str], source: str, text_columns=("item_id",))
     if list(frame.columns) != header:  # never let the parser rename a column behind our back
         raise ScoreTableError(f"{source}: the CSV header could not be read exactly as written")
     return text_where_mixed(frame, handle, options)
+
+
+def _long_row(handle, fields: int) -> str:
+    """Where the first row with more than ``fields`` fields is ("line N"), for the error; read only on that error."""
+    if isinstance(handle, (str, Path)):
+        with open(handle, "rb") as raw:
+            return _long_row(io.BytesIO(raw.read()), fields)
+    handle.seek(0)
+    reader = csv.reader(io.TextIOWrapper(handle, encoding="utf-8-sig", newline=""))
+    for row in reader:
+        if len(row) > fields:
+            return f"line {reader.line_num}"
+    return "a data row"
 
 
 def _read_parquet(handle, source: str) -> pd.DataFrame:
@@ -241,10 +261,6 @@ def read_table(path: str | Path, *, text_columns=("item_id",)) -> pd.DataFrame:
             return _read_parquet(str(path), source)
         with open(path, encoding="utf-8-sig", newline="") as stream:
             header = csv_header(stream, source)
-        for sep, word in ((";", "semicolon"), ("\t", "tab")):  # e.g. "item_id;split;score_a" read as one name
-            if sum(name.count(sep) for name in header) >= len(header):
-                raise ScoreTableError(f"{source}: looks {word}-separated ({sep!r} in its header line); save it as "
-                                      "comma-separated CSV (in a spreadsheet: 'CSV, comma delimited')")
         return _read_csv(path, header, source, text_columns)
     except OSError as exc:
         raise ScoreTableError(f"{source}: could not be read ({exc.__class__.__name__}: {_one_line(exc.strerror or exc)})") from None
@@ -264,37 +280,3 @@ def read_table_bytes(data: bytes, name: str, *, text_columns=("item_id",)) -> pd
         return _read_parquet(pa.BufferReader(bytes(data)), source)
     header = csv_header(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline=""), source)
     return _read_csv(io.BytesIO(data), header, source, text_columns)
-
-
-def pivot_scores(long: pd.DataFrame, score_name: str, *, item_ids=None, models=None) -> pd.DataFrame:
-    """One detection score of an all-scores table (:data:`ALL_SCORES_COLUMNS`) as ``score_<model>`` columns.
-
-    Parameters
-    ----------
-    long : pandas.DataFrame
-        ``item_id, model, score_name, value``.
-    score_name : str
-        The score to pick (e.g. ``"minkpp"``).
-    item_ids : array_like, optional
-        Row order of the result (default: first appearance in ``long``); ids without a value get NaN.
-    models : sequence of str, optional
-        Column order (default: first appearance in ``long``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per id (a RangeIndex), one ``score_<model>`` column per model.
-    """
-    missing = [c for c in ALL_SCORES_COLUMNS if c not in long.columns]
-    if missing:
-        raise ValueError(f"long: missing column(s) {missing}; expected {list(ALL_SCORES_COLUMNS)}")
-    chosen = long[long["score_name"] == score_name]
-    if chosen.empty:
-        raise ValueError(f"score_name: no rows with score_name {score_name!r}; found {sorted(map(str, long['score_name'].unique()))}")
-    models = list(dict.fromkeys(chosen["model"])) if models is None else list(models)
-    item_ids = pd.unique(chosen["item_id"]) if item_ids is None else np.asarray(item_ids)
-    if chosen.duplicated(["item_id", "model"]).any():
-        raise ValueError(f"long: more than one {score_name!r} value for some (item_id, model) pair")
-    wide = chosen.pivot(index="item_id", columns="model", values="value")
-    return pd.DataFrame({f"score_{m}": (wide[m].reindex(item_ids).to_numpy() if m in wide.columns else np.nan)
-                         for m in models}, index=pd.RangeIndex(len(item_ids)))

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from jecs_core.all_scores import pivot_scores
 from jecs_core.io import (
     ScoreTableError,
     file_sha256,
     parse_name_path,
-    pivot_scores,
     read_table,
     read_table_bytes,
     spreadsheet_safe,
@@ -37,9 +37,31 @@ def test_empty_header_is_refused(tmp_path):
         read_table_bytes(b"item_id,,score_a\na,test,1\n", "u.csv")
 
 
-def test_row_longer_than_header_is_an_error_not_an_index():
-    with pytest.raises(ScoreTableError, match=r"^u.csv: a data row has more fields than the header's 2"):
+def test_row_longer_than_header_is_an_error_not_an_index(tmp_path):
+    with pytest.raises(ScoreTableError, match=r"^u.csv: line 2 has more fields than the header's 2"):
         read_table_bytes(b"item_id,split\n1,test,3\n", "u.csv")
+    # A comment line above the header: the header is one field wide, and the error names the line.
+    path = tmp_path / "c.csv"
+    path.write_text('# exported 2026-01-01\nitem_id,split,score_a\n"a,b",test,1\n')
+    with pytest.raises(ScoreTableError, match=r"^.*c.csv: line 2 has more fields than the header's 1"):
+        read_table(path)
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (b"\n", r"line 1 is blank; the header .* must be the first line"),
+    (b"\r\n\r\n", r"line 1 is blank"),
+    (b"\nitem_id,split,score_a\nt1,test,1\n", r"line 1 is blank"),
+    (b"item_id|split|score_a\nt1|test|1\n", r"looks pipe-separated"),
+    (b"item_id\tsplit\tscore_a\nt1\ttest\t1\n", r"looks tab-separated"),
+])
+def test_a_blank_first_line_or_another_separator_is_named(data, message, tmp_path):
+    # Named as it is: no blank line reads as "semicolon-separated", and the file and the upload say the same.
+    with pytest.raises(ScoreTableError, match=rf"^u.csv: {message}") as caught:
+        read_table_bytes(data, "u.csv")
+    assert "semicolon" not in str(caught.value)
+    (tmp_path / "u.csv").write_bytes(data)
+    with pytest.raises(ScoreTableError, match=message):
+        read_table(tmp_path / "u.csv")
 
 
 def test_na_like_ids_stay_ids_and_bom_is_stripped():
