@@ -30,14 +30,38 @@ def data_warnings(table, *, direction: DirectionCheck | None = None, duplicates:
 ROLE_PREFIXES = {SCORE_PREFIX: "a model's scores", MEMBER_PREFIX: "a model's member labels", COVARIATE_PREFIX: "a covariate"}
 
 
+def _lookalike(name: str) -> tuple[str, str] | None:
+    """``(prefix, suggested name)`` when carried column ``name`` would have a role but for its spelling."""
+    key = "_".join(name.strip().replace("-", "_").split(" ")).lower()
+    for prefix in ROLE_PREFIXES:
+        if prefix == COVARIATE_PREFIX:  # "x-ray" or "xs_..." are likelier plain columns than covariates: case only
+            key_x = name.lower()
+            if key_x.startswith(prefix) and not name.startswith(prefix):
+                return prefix, prefix + name[len(prefix):]
+            continue
+        for written in (prefix, prefix[:-1] + "s_"):  # score_ or scores_
+            if key.startswith(written) and len(key) > len(written) and not name.startswith(prefix):
+                rest = name.strip()[len(written):].strip()
+                return prefix, prefix + rest
+    return None
+
+
 def role_lookalikes(table) -> list[str]:
-    """A warning for each carried column that would have a role but for its letter case (``Score_m0``)."""
+    """A warning for each carried column that would have a role but for its spelling (``Score_m0``,
+    `` score_m0``, ``score-m0``, ``scores_m0``), and for each model whose name has spaces at its ends."""
     found = []
     for name in table.test_extra.columns:
-        for prefix, role in ROLE_PREFIXES.items():
-            if isinstance(name, str) and name.lower().startswith(prefix) and not name.startswith(prefix):
-                found.append(f"warning: column {name!r} is carried to the export, not read as {role}: the prefix "
-                             f"{prefix!r} is lower case; rename it {prefix + name[len(prefix):]!r} if it holds {role}")
+        hit = _lookalike(name) if isinstance(name, str) else None
+        if hit is not None:
+            prefix, suggested = hit
+            role = ROLE_PREFIXES[prefix]
+            found.append(f"warning: column {name!r} is carried to the export, not read as {role}: roles come from "
+                         f"the exact prefix {prefix!r} (lower case, no spaces, '_' not '-'); rename it {suggested!r} "
+                         f"if it holds {role}")
+    for model in table.models:
+        if model != model.strip():
+            found.append(f"warning: model {model!r} (column {SCORE_PREFIX + model!r}) has spaces at its ends; results "
+                         f"and model names elsewhere must match it exactly: rename the column {SCORE_PREFIX + model.strip()!r}")
     return found
 
 

@@ -104,11 +104,26 @@ def test_advice_follows_the_flags_given(tmp_path, capsys):
     assert code == 0 and "as asked (--cluster duplicates)" in err and "can exceed alpha" not in err
 
 
-def test_a_score_column_in_other_letter_case_is_named(tmp_path, capsys):
-    _table().rename(columns={"score_m0": "Score_m0"}).to_csv(tmp_path / "t.csv", index=False)
+@pytest.mark.parametrize(("written", "suggested"), [
+    ("Score_m0", "score_m0"), (" score_m0", "score_m0"), ("score-m0", "score_m0"), ("scores_m0", "score_m0"),
+    ("SCORE_M0", "score_M0"), ("score m0", "score_m0"),
+])
+def test_a_score_column_spelled_otherwise_is_named(written, suggested, tmp_path, capsys):
+    # Carried, as the contract says, but never in silence: K went down by one.
+    _table().rename(columns={"score_m0": written}).to_csv(tmp_path / "t.csv", index=False)
     code, out, err = _run(capsys, "select", tmp_path / "t.csv", "--no-diagnostics")
     assert code == 0 and "K = 2" in out
-    assert "column 'Score_m0' is carried to the export, not read as a model's scores" in err
+    assert f"column {written!r} is carried to the export, not read as a model's scores" in err
+    assert f"rename it {suggested!r}" in err
+
+
+def test_a_model_name_with_spaces_at_its_ends_is_named(tmp_path, capsys):
+    _table().rename(columns={"score_m0": "score_m0 "}).to_csv(tmp_path / "t.csv", index=False)
+    code, out, err = _run(capsys, "select", tmp_path / "t.csv", "--no-diagnostics")
+    assert code == 0 and "K = 3" in out and "model 'm0 ' (column 'score_m0 ') has spaces at its ends" in err
+    _table().rename(columns={"score_m0": "x-ray notes"}).to_csv(tmp_path / "t.csv", index=False)
+    code, out, err = _run(capsys, "select", tmp_path / "t.csv", "--no-diagnostics")
+    assert "x-ray notes" not in err  # a plain carried column is not taken for a misspelt covariate
 
 
 def test_a_knn_above_the_tail_is_said(tmp_path, capsys):
