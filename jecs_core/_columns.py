@@ -123,6 +123,9 @@ def _dtype_problem(raw: pd.Series, column: str, where: Where, kind_word: str) ->
     return where.problem(column, f"{_REFUSED_KINDS[kind]} are not {kind_word}s (column type {dtype}); write numbers")
 
 
+EXACT_INTEGERS = 2.0**53  # every integer up to this size is a float64 exactly
+
+
 def numeric_column(raw: pd.Series, column: str, where: Where, *, kind_word: str = "score") -> tuple[np.ndarray | None, str | None]:
     """``raw`` as finite floats, or ``(None, problem)``.
 
@@ -134,14 +137,22 @@ def numeric_column(raw: pd.Series, column: str, where: Where, *, kind_word: str 
     if problem:
         return None, problem
     if pd.api.types.is_numeric_dtype(raw.dtype):
-        values = raw.to_numpy(dtype=float, na_value=np.nan)
+        typed = raw
     else:
-        coerced = pd.to_numeric(raw, errors="coerce")
-        text_cells = coerced.isna().to_numpy() & raw.notna().to_numpy()
+        typed = pd.to_numeric(raw, errors="coerce")
+        text_cells = typed.isna().to_numpy() & raw.notna().to_numpy()
         if text_cells.any():
             first = raw[text_cells].iloc[0]
             return None, where.problem(column, f"non-numeric value {show(first)} at {where.rows(text_cells)}; {kind_word}s must be numbers")
-        values = coerced.to_numpy(dtype=float, na_value=np.nan)
+    values = typed.to_numpy(dtype=float, na_value=np.nan)
+    if pd.api.types.is_integer_dtype(typed.dtype):  # float64 holds every integer only up to 2^53
+        big = np.abs(values) >= EXACT_INTEGERS
+        inexact = big.copy()
+        inexact[big] = [float(v) != v for v in typed[big].tolist()]
+        if inexact.any():
+            return None, where.problem(column, f"integer {kind_word} {typed[inexact].iloc[0]} at {where.rows(inexact)} "
+                                               f"is beyond 2^53 and would be rounded as a float64 {kind_word}; store "
+                                               f"{kind_word}s as floats (or scale them)")
     missing = np.isnan(values)
     if missing.any():
         return None, where.problem(column, f"missing {kind_word} (empty or NaN) at {where.rows(missing)}")
@@ -243,4 +254,9 @@ def plain_block(frame, columns, *, out: np.ndarray | None = None) -> np.ndarray 
         if out is not None:
             out[...] = block
             block = out
-    return block if np.isfinite(block).all() else None
+    if not np.isfinite(block).all():
+        return None
+    integer = [d.kind in "iu" for d in frame.dtypes.to_numpy()[chosen]]
+    if any(integer) and (np.abs(block[:, integer]) >= EXACT_INTEGERS).any():  # the per-column checks word it
+        return None
+    return block

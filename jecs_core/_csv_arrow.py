@@ -31,7 +31,7 @@ import numpy as np
 
 from ._arrow_text import all_distinct, holds_any_byte, text_buffers, text_hashes
 from ._blocks import read_ahead
-from ._columns import SPLITS, by_split
+from ._columns import EXACT_INTEGERS, SPLITS, by_split
 from .contract import MEMBER_PREFIX, MIN_CALIBRATION, RESERVED_MODELS, SCORE_PREFIX
 
 # Arrow's parse unit. Measured at 10^6 x 16: 8 MiB blocks were no quicker and raised the read's peak
@@ -160,6 +160,8 @@ def _add(fill: _Fill, batch, scores: list[str], members: list[str]) -> bool:
         raise Breach("a score that is not finite")
     zeros = block == 0
     if zeros.any() and np.signbit(block[zeros]).any():  # "-0": pandas types an all-integer column int64 (+0.0)
+        return False
+    if (np.abs(block) >= EXACT_INTEGERS).any():  # pandas may type such a column as integers, which the contract checks
         return False
     is_test = ~is_cal
     tests = int(is_test.sum())

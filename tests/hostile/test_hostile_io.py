@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -209,3 +210,22 @@ def test_csv_bytes_equal_the_written_file(tmp_path):
     assert csv_bytes(frame) == (tmp_path / "s.csv").read_bytes()
     assert csv_bytes(frame, spreadsheet_safe=False) == frame.to_csv(index=False).encode()
     assert csv_bytes(frame[["n"]]) == b"n\n1\n2\n3\n"
+
+
+@pytest.mark.parametrize("kind", ["parquet", "csv"])
+def test_integer_scores_beyond_2_53_are_refused_not_rounded(kind, tmp_path):
+    from jecs_core import load_scores
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"item_id": [f"i{k}" for k in range(60)], "split": ["calibration"] * 30 + ["test"] * 30,
+                          "score_a": rng.normal(size=60), "score_b": (2**62 + np.arange(60)).astype("int64")})
+    path = tmp_path / f"t.{kind}"
+    frame.to_parquet(path) if kind == "parquet" else frame.to_csv(path, index=False)
+    # 2^62 + 1 and 2^62 + 2 are one float64: read as floats, the 60 distinct scores would collapse to a few.
+    with pytest.raises(ScoreTableError, match=r"column 'score_b': integer score 4611686018427387905 at rows 2, "
+                                              r".* is beyond 2\^53 and would be rounded"):
+        load_scores(path)
+    frame["score_b"] = (2**53 + 2 * np.arange(60)).astype("int64")  # even, so each is a float64 exactly
+    frame.to_parquet(path) if kind == "parquet" else frame.to_csv(path, index=False)
+    table = load_scores(path)
+    assert len(np.unique(table.test[:, 1])) == 30
