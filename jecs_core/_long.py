@@ -20,6 +20,23 @@ def detect_layout(frame: pd.DataFrame) -> str:
     return "long" if is_long_header(frame.columns) else "wide"
 
 
+def long_hint(columns) -> str:
+    """Why a table with repeated ids that looks long (one row per item and model) was read as wide; "" if it does not."""
+    names = [str(name) for name in columns]
+    spelled = {name.strip().lower(): name for name in names}
+    if "model" not in spelled:
+        return ""
+    lead = " (one row per item and model? "
+    if spelled["model"] != "model" or spelled.get("score", "score") != "score":
+        found = [spelled[key] for key in ("model", "score") if key in spelled and spelled[key] != key]
+        return lead + f"a long table's columns are named 'model' and 'score' exactly, found {found})"
+    if "score" not in names:
+        return lead + "a long table needs a 'score' column)"
+    if any(name.startswith(SCORE_PREFIX) for name in names):
+        return lead + "a long table holds its scores in 'score' only: drop the score_<model> columns)"
+    return ""
+
+
 def _names(frame: pd.DataFrame, where: Where) -> list[str]:
     missing = [c for c in LONG_TABLE_COLUMNS if c not in frame.columns]
     if missing:

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ._columns import SPLITS, Where, empty_split, empty_text, label_column, numeric_column, plain_block, show, split_rows
-from ._long import detect_layout, long_to_wide
+from ._long import detect_layout, long_hint, long_to_wide
 from ._roles import COVARIATE_PREFIX, MEMBER_PREFIX, SCORE_PREFIX
 from .io import ScoreTableError, check_header, one_line
 
@@ -91,7 +91,8 @@ def _ids_and_split(frame: pd.DataFrame, where: Where) -> tuple[np.ndarray, np.nd
     dup = None if len(pd.unique(ids)) == len(ids) else as_text.duplicated(keep=False).to_numpy() & ~empty
     if dup is not None and dup.any():
         first = ids[dup][0]
-        problems.append(where.problem("item_id", f"duplicate id {first!r} at {where.rows(ids == first)}; ids must be unique"))
+        problems.append(where.problem("item_id", f"duplicate id {first!r} at {where.rows(ids == first)}; ids must be "
+                                                 f"unique{long_hint(frame.columns)}"))
     is_cal, unknown = split_rows(frame["split"])
     if unknown.any():
         problems.append(where.problem(

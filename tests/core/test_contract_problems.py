@@ -204,3 +204,26 @@ def test_split_words_are_matched_after_trimming_and_case():
                           "score_a": np.arange(6.0)})
     table = table_from_frame(frame)
     assert (table.m, table.n) == (3, 3)
+
+
+def _long_rows() -> pd.DataFrame:
+    frame = wide()
+    scores = [c for c in frame.columns if c.startswith("score_")]
+    return pd.concat([pd.DataFrame({"item_id": frame["item_id"], "split": frame["split"], "model": c[6:],
+                                    "score": frame[c]}) for c in scores], ignore_index=True)
+
+
+@pytest.mark.parametrize(("change", "hint"), [
+    (lambda f: f.rename(columns={"model": "Model"}), "a long table's columns are named 'model' and 'score' exactly, found ['Model']"),
+    (lambda f: f.rename(columns={"score": " score"}), "a long table's columns are named 'model' and 'score' exactly, found [' score']"),
+    (lambda f: f.assign(score_extra=1.0), "a long table holds its scores in 'score' only: drop the score_<model> columns"),
+    (lambda f: f.drop(columns="score"), "a long table needs a 'score' column"),
+])
+def test_a_long_table_read_as_wide_says_why(change, hint):
+    # Auto-detection reads these as wide, where every item repeats: the duplicate-id line says what looked long.
+    problems = validate_frame(change(_long_rows()), source="l.csv")
+    assert any("duplicate id" in p and f"(one row per item and model? {hint})" in p for p in problems), problems
+    assert validate_frame(_long_rows(), source="l.csv") == []
+    frame = wide()
+    frame.loc[1, "item_id"] = "i0"
+    assert "one row per item" not in validate_frame(frame, source="t.csv")[0]  # a wide table with a repeat: no hint
