@@ -161,7 +161,7 @@ def _add(fill: _Fill, batch, scores: list[str], members: list[str]) -> bool:
     zeros = block == 0
     if zeros.any() and np.signbit(block[zeros]).any():  # "-0": pandas types an all-integer column int64 (+0.0)
         return False
-    if (np.abs(block) >= EXACT_INTEGERS).any():  # pandas may type such a column as integers, which the contract checks
+    if block.size and (block.max() >= EXACT_INTEGERS or block.min() <= -EXACT_INTEGERS):  # pandas may type as integers
         return False
     is_test = ~is_cal
     tests = int(is_test.sum())
