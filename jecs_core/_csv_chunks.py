@@ -23,12 +23,13 @@ import pandas as pd
 from ._blocks import read_ahead
 from ._columns import Where, by_split, empty_text, label_column, plain_block, split_rows
 from ._csv_arrow import read_plain_wide_csv
+from ._csv_rows import short_row
 from ._long import detect_layout
 from ._mixed_columns import mixed_columns
 from ._roles import read_as_written
 from .contract import COVARIATE_PREFIX, MEMBER_PREFIX, MIN_CALIBRATION, SCORE_PREFIX, column_roles
 from .formats import table_kind
-from .io import WIDE_HEADER, csv_header, csv_options
+from .io import WIDE_HEADER, csv_header, csv_options, last_cell_empty
 
 CHUNK_ROWS = 65_536
 # Below this size the whole-file reader's peak is small and its parallel parse the quicker.
@@ -92,6 +93,7 @@ class _Reader:
         self.blocks = _Blocks(capacity, len(self.scores), len(self.covariates), bool(self.members))
         self.extra = {"calibration": [], "test": []}
         self.seen: set = set()  # the ids so far, gathered while the next chunk parses
+        self.last_empty = False  # a cell of the last column is empty: a row may be short (checked once read)
 
     def _same_types(self, chunk: pd.DataFrame) -> bool:
         """Each column typed as in the first chunk; a number column may switch between int and float (as
@@ -104,6 +106,7 @@ class _Reader:
     def add(self, chunk: pd.DataFrame) -> None:
         if not self._same_types(chunk) or empty_text(chunk["item_id"]).any():
             raise _Refused
+        self.last_empty = self.last_empty or last_cell_empty(chunk.iloc[:, -1])
         if mixed_columns(chunk[self.carried]):  # typed one block of rows at a time within the chunk
             raise _Refused
         is_cal, unknown = split_rows(chunk["split"])
@@ -204,7 +207,10 @@ def read_clean_wide_csv(path: str | Path, *, source: str, layout: str = "auto",
         chunks = _chunks(path, header)
         ahead = read_ahead(chunks)
         try:
-            return _fill(ahead, header, capacity, source, layout).fields(lower_is_member)
+            reader = _fill(ahead, header, capacity, source, layout)
+            if reader.last_empty and short_row(path, len(header)) is not None:
+                return None  # the whole-file read names the line
+            return reader.fields(lower_is_member)
         finally:
             ahead.close()  # waits for the chunk in flight
             chunks.close()  # restores the warning filters now, not when the generator is collected

@@ -27,6 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from ._arrow_cells import plain_cells, to_frame
+from ._csv_rows import long_row, short_row, short_row_problem
 from ._mixed_columns import text_where_mixed
 from ._roles import read_as_written  # noqa: F401  (re-exported for the readers outside the core)
 from ._writers import (  # noqa: F401  (re-exported: io is the one place to import them from)
@@ -175,7 +176,7 @@ def _read_csv(handle, header: list[str], source: str, text_columns=("item_id",))
     except pd.errors.EmptyDataError:
         raise ScoreTableError(f"{source}: the file is empty") from None
     except pd.errors.ParserWarning:
-        raise ScoreTableError(f"{source}: {_long_row(handle, len(header))} has more fields than the header's "
+        raise ScoreTableError(f"{source}: {long_row(handle, len(header))} has more fields than the header's "
                               f"{len(header)}; quote text that holds commas") from None
     except UnicodeDecodeError as exc:  # a Latin-1 cell far below a UTF-8 header
         raise ScoreTableError(f"{source}: not UTF-8 text ({_one_line(exc)}); save it as CSV UTF-8") from None
@@ -189,20 +190,16 @@ def _read_csv(handle, header: list[str], source: str, text_columns=("item_id",))
             frame[name] = kept[name].to_numpy()
     if list(frame.columns) != header:  # never let the parser rename a column behind our back
         raise ScoreTableError(f"{source}: the CSV header could not be read exactly as written")
+    if len(header) > 1 and last_cell_empty(frame.iloc[:, -1]):  # a short row leaves it empty: find one
+        found = short_row(handle, len(header))
+        if found is not None:
+            raise ScoreTableError(short_row_problem(source, found, len(header)))
     return text_where_mixed(frame, handle, options)
 
 
-def _long_row(handle, fields: int) -> str:
-    """Where the first row with more than ``fields`` fields is ("line N"), for the error; read only on that error."""
-    if isinstance(handle, (str, Path)):
-        with open(handle, "rb") as raw:
-            return _long_row(io.BytesIO(raw.read()), fields)
-    handle.seek(0)
-    reader = csv.reader(io.TextIOWrapper(handle, encoding="utf-8-sig", newline=""))
-    for row in reader:
-        if len(row) > fields:
-            return f"line {reader.line_num}"
-    return "a data row"
+def last_cell_empty(column: pd.Series) -> bool:
+    """Whether a CSV's last column has an empty cell (NaN, or "" where cells are read as text)."""
+    return bool(column.isna().any() or (not pd.api.types.is_numeric_dtype(column.dtype) and column.eq("").any()))
 
 
 def _read_parquet(handle, source: str) -> pd.DataFrame:

@@ -229,3 +229,30 @@ def test_integer_scores_beyond_2_53_are_refused_not_rounded(kind, tmp_path):
     frame.to_parquet(path) if kind == "parquet" else frame.to_csv(path, index=False)
     table = load_scores(path)
     assert len(np.unique(table.test[:, 1])) == 30
+
+
+@pytest.mark.parametrize(("text", "line", "found"), [
+    # A text cell left off: without the check it would read as an empty text.
+    ("item_id,split,score_a,text\nc1,calibration,1,x\nc2,calibration,2,y\nt1,test,3\nt2,test,4,z\n", 4, 3),
+    # A calibration label left off, after a blank line (pandas skips it; the line count does not).
+    ("item_id,split,score_a,member_a\nc1,calibration,1,1\n\nc2,calibration,2\nt1,test,3,0\n", 4, 3),
+    # An unquoted line break inside a text: the rest of the text becomes a row of one field.
+    ("item_id,split,score_a,text\nc1,calibration,1,two\nlines\nt1,test,3,z\n", 3, 1),
+])
+def test_a_row_with_fewer_fields_than_the_header_is_named(text, line, found, tmp_path):
+    from jecs_core import load_scores
+
+    message = rf"line {line} has {found} field\(s\), fewer than the header's 4; its last cells would be read as empty"
+    with pytest.raises(ScoreTableError, match=message):
+        read_table_bytes(text.encode(), "u.csv")
+    (tmp_path / "u.csv").write_text(text)
+    with pytest.raises(ScoreTableError, match=message):
+        load_scores(tmp_path / "u.csv")
+
+
+def test_empty_last_cells_written_as_such_still_read(tmp_path):
+    # Every field present (trailing commas, a quoted line break): empty is a value here, not a lost field.
+    text = ('item_id,split,score_a,member_a,text\nc1,calibration,1,,\nc2,calibration,2,1,"a\nb"\n'
+            "t1,test,3,0,\nt2,test,4,1,z\n")
+    frame = read_table_bytes(text.encode(), "u.csv", text_columns=("item_id", "text"))
+    assert frame["text"].tolist() == ["", "a\nb", "", "z"] and frame["member_a"].isna().tolist() == [True, False, False, False]

@@ -1,0 +1,51 @@
+"""Where a CSV row has another number of fields than its header: read only when a parse needs the line.
+
+pandas cuts a row longer than the header only with a warning (turned into an error by the readers)
+and fills a shorter row's missing trailing cells as if they were empty, so a calibration label or
+a carried text cell would be lost in silence. A missing trailing field always leaves the last
+column empty, so the readers look here only when the last column has an empty cell.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+
+def _rows(handle):
+    """``(first line, fields)`` of each non-blank record after the header, as pandas counts them."""
+    if isinstance(handle, (str, Path)):
+        with open(handle, "rb") as raw:
+            yield from _rows(io.BytesIO(raw.read()))
+        return
+    handle.seek(0)
+    reader = csv.reader(io.TextIOWrapper(handle, encoding="utf-8-sig", newline=""))
+    next(reader, None)
+    start = reader.line_num + 1
+    for row in reader:
+        if row and not (len(row) == 1 and not row[0].strip()):  # pandas skips blank lines
+            yield start, row
+        start = reader.line_num + 1
+
+
+def long_row(handle, fields: int) -> str:
+    """"line N" of the first row with more than ``fields`` fields (a comment line as header counts too)."""
+    for line, row in _rows(handle):
+        if len(row) > fields:
+            return f"line {line}"
+    return "a data row"
+
+
+def short_row(handle, fields: int) -> tuple[int, int] | None:
+    """``(line, fields found)`` of the first row with fewer than ``fields`` fields, else ``None``."""
+    for line, row in _rows(handle):
+        if len(row) < fields:
+            return line, len(row)
+    return None
+
+
+def short_row_problem(source: str, found: tuple[int, int], fields: int) -> str:
+    line, count = found
+    return (f"{source}: line {line} has {count} field(s), fewer than the header's {fields}; its last cells would "
+            "be read as empty (quote text that holds a line break, and give every row all its fields)")
