@@ -16,8 +16,8 @@ from pathlib import Path
 def _rows(handle):
     """``(first line, fields)`` of each non-blank record after the header, as pandas counts them."""
     if isinstance(handle, (str, Path)):
-        with open(handle, "rb") as raw:
-            yield from _rows(io.BytesIO(raw.read()))
+        with open(handle, "rb") as raw:  # streamed: the chunked reader calls this on files of any size
+            yield from _rows(raw)
         return
     handle.seek(0)
     reader = csv.reader(io.TextIOWrapper(handle, encoding="utf-8-sig", newline=""))
