@@ -13,36 +13,35 @@ import io
 from pathlib import Path
 
 
-def _rows(handle):
-    """``(first line, fields)`` of each non-blank record after the header, as pandas counts them."""
+def _first(handle, wrong) -> tuple[int, int] | None:
+    """``(first line, fields)`` of the first non-blank record after the header for which ``wrong(fields)`` holds."""
     if isinstance(handle, (str, Path)):
         with open(handle, "rb") as raw:  # streamed: the chunked reader calls this on files of any size
-            yield from _rows(raw)
-        return
+            return _first(raw, wrong)
     handle.seek(0)
-    reader = csv.reader(io.TextIOWrapper(handle, encoding="utf-8-sig", newline=""))
-    next(reader, None)
-    start = reader.line_num + 1
-    for row in reader:
-        if row and not (len(row) == 1 and not row[0].strip()):  # pandas skips blank lines
-            yield start, row
+    text = io.TextIOWrapper(handle, encoding="utf-8-sig", newline="")
+    try:
+        reader = csv.reader(text)
+        next(reader, None)
         start = reader.line_num + 1
+        for row in reader:
+            if row and not (len(row) == 1 and not row[0].strip()) and wrong(len(row)):  # pandas skips blank lines
+                return start, len(row)
+            start = reader.line_num + 1
+        return None
+    finally:
+        text.detach()  # the caller's file stays open (and is read again when nothing was found)
 
 
 def long_row(handle, fields: int) -> str:
     """"line N" of the first row with more than ``fields`` fields (a comment line as header counts too)."""
-    for line, row in _rows(handle):
-        if len(row) > fields:
-            return f"line {line}"
-    return "a data row"
+    found = _first(handle, lambda count: count > fields)
+    return "a data row" if found is None else f"line {found[0]}"
 
 
 def short_row(handle, fields: int) -> tuple[int, int] | None:
     """``(line, fields found)`` of the first row with fewer than ``fields`` fields, else ``None``."""
-    for line, row in _rows(handle):
-        if len(row) < fields:
-            return line, len(row)
-    return None
+    return _first(handle, lambda count: count < fields)
 
 
 def short_row_problem(source: str, found: tuple[int, int], fields: int) -> str:
