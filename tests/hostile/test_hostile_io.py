@@ -256,3 +256,16 @@ def test_empty_last_cells_written_as_such_still_read(tmp_path):
             "t1,test,3,0,\nt2,test,4,1,z\n")
     frame = read_table_bytes(text.encode(), "u.csv", text_columns=("item_id", "text"))
     assert frame["text"].tolist() == ["", "a\nb", "", "z"] and frame["member_a"].isna().tolist() == [True, False, False, False]
+
+
+def test_the_row_scans_leave_the_callers_buffer_open():
+    # An upload's bytes are read again after the scan (a column of mixed types): the scan must not close them.
+    import io
+
+    from jecs_core._csv_rows import long_row, short_row
+
+    text = b"item_id,split,score_a,note\nc1,calibration,1,1\nc2,calibration,2,two\nt1,test,3\nt2,test,4,5,6\n"
+    buffer = io.BytesIO(text)
+    assert short_row(buffer, 4) == (4, 3) and long_row(buffer, 4) == "line 5"
+    assert not buffer.closed and buffer.getvalue() == text
+    assert short_row(io.BytesIO(b"a,b\n1,2\n\n \n3,4\n"), 2) is None  # blank lines are not rows
