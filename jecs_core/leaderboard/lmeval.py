@@ -94,9 +94,14 @@ def parse_samples_lines(lines, *, metric: str, id_field: str | None, source: str
     return out
 
 
+def _nested(directory: Path) -> list[Path]:
+    """The sub-directories of ``directory`` that hold a sample log (lm-eval writes into ``DIR/<model name>/``)."""
+    return [d for d in sorted(directory.iterdir()) if d.is_dir() and any(d.glob(SAMPLES_GLOB))]
+
+
 def _holds_log(directory: Path) -> bool:
-    """A sample log in ``directory`` or in one of its sub-directories (lm-eval's ``DIR/<model name>/``)."""
-    return any(directory.glob(SAMPLES_GLOB)) or any(directory.glob(f"*/{SAMPLES_GLOB}"))
+    """A sample log in ``directory`` or in one of its sub-directories."""
+    return any(directory.glob(SAMPLES_GLOB)) or bool(_nested(directory))
 
 
 def _samples_file(path: Path) -> Path:
@@ -105,7 +110,7 @@ def _samples_file(path: Path) -> Path:
     if path.is_dir():
         found = sorted(path.glob(SAMPLES_GLOB))
         if not found:
-            nested = [d for d in sorted(path.iterdir()) if d.is_dir() and any(d.glob(SAMPLES_GLOB))]
+            nested = _nested(path)
             if len(nested) > 1:
                 raise ValueError(f"{path}: {len(nested)} sub-directories hold sample logs {[d.name for d in nested]}; "
                                  "name one of them (or its file)")
