@@ -58,7 +58,7 @@ def add_lm_eval_samples_options(parser: argparse.ArgumentParser) -> None:
     """``--lm-eval-samples`` and ``--task`` for ``jecs select``: the selection as an ``lm_eval --samples`` file."""
     parser.add_argument("--lm-eval-samples", default=None, metavar="KEEP.json",
                         help="also write the selected item ids as {TASK: [ids]} for `lm_eval --samples KEEP.json` "
-                        "(re-run only the clean items; ids as integers when numeric); needs --task")
+                        "(re-run only the clean items); the test item ids must be the task's doc indices; needs --task")
     parser.add_argument("--task", default=None, help="the lm-eval task name keyed in --lm-eval-samples")
 
 
@@ -83,17 +83,35 @@ def check_lm_eval_samples_args(args: argparse.Namespace, inputs=(), outputs=()) 
                          "sits beside --out under the same name); name another file")
 
 
-def write_lm_eval_selection(args: argparse.Namespace, item_ids, selected) -> None:
-    """Write the selected ids to ``--lm-eval-samples`` when asked, and say so."""
+def check_lm_eval_ids(args: argparse.Namespace, table) -> None:
+    """With ``--lm-eval-samples``, every test item id must be an lm-eval doc index: checked once the table is read."""
     if getattr(args, "lm_eval_samples", None) is None:
         return
-    from ..leaderboard import lm_eval_samples, write_lm_eval_samples
+    from ..leaderboard.lmeval import lm_eval_sample_ids
+
+    try:
+        lm_eval_sample_ids(table.test_ids)
+    except ValueError as exc:
+        raise ValueError(f"--lm-eval-samples: {args.scores}: test {exc}") from None
+
+
+def check_lm_eval_selection(args: argparse.Namespace, selected, *, alpha: float, method: str) -> None:
+    """Refuse, before anything is written, an empty selection for ``--lm-eval-samples``."""
+    if getattr(args, "lm_eval_samples", None) is not None and not np.asarray(selected, dtype=bool).any():
+        raise ValueError(f"--lm-eval-samples: {method} selects no item at alpha = {alpha:g}, and lm_eval reads an "
+                         "empty --samples list as every document; nothing written (raise --alpha, or leave out "
+                         "--lm-eval-samples)")
+
+
+def write_lm_eval_selection(args: argparse.Namespace, item_ids, selected) -> None:
+    """Write the selected ids to ``--lm-eval-samples`` when asked (ascending doc indices), and say so."""
+    if getattr(args, "lm_eval_samples", None) is None:
+        return
+    from ..leaderboard import write_lm_eval_samples
 
     ids = np.asarray(item_ids)[np.asarray(selected, dtype=bool)]
     path = write_lm_eval_samples(args.lm_eval_samples, ids, task=args.task)
-    numeric = all(isinstance(i, int) for i in lm_eval_samples(ids, task=args.task)[args.task.strip()])
-    note = "" if numeric or not len(ids) else " (ids are not all integers: lm_eval --samples takes doc indices)"
-    print(f"wrote {path} ({len(ids)} ids for task {args.task.strip()!r}){note}")
+    print(f"wrote {path} ({len(ids)} doc indices for task {args.task.strip()!r}, ascending)")
 
 
 def _number(value: float, digits: int = 3) -> str:

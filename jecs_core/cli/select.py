@@ -16,7 +16,7 @@ from .._threads import result_while_main_runs
 from ..conformal import table_pvalues
 from ..posthoc.report import post_hoc_record
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY, Guarantee, get_rule
-from .leaderboard import add_lm_eval_samples_options, check_lm_eval_samples_args, write_lm_eval_selection
+from . import leaderboard as lm_eval_args  # --lm-eval-samples and --task
 from .options import (
     add_post_hoc_delta,
     add_rule_options,
@@ -60,7 +60,7 @@ def register(subparsers) -> None:
                         help="'duplicates': one hypothesis per cluster of duplicated test items (identical score rows, "
                         "identical or near-duplicate texts), kept or dropped whole (docs/GUARANTEES.md); default none")
     parser.add_argument("--out", default=None, help="write the selection CSV here (and <name>.json beside it)")
-    add_lm_eval_samples_options(parser)
+    lm_eval_args.add_lm_eval_samples_options(parser)
     add_progress_option(parser)
     parser.add_argument("--raw-cells", action="store_true",
                         help="write text cells as they are; by default cells starting with = + - @ get a leading ' "
@@ -216,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
     with progress_bar(args, desc="jecs select", unit="step", rate=False) as progress:
         outcome = _select(args, steps(progress, total=5 if args.out else 4))
     print_outcome(args, outcome)
-    write_lm_eval_selection(args, outcome.table.test_ids, outcome.comparison.selected(outcome.exported))
+    lm_eval_args.write_lm_eval_selection(args, outcome.table.test_ids, outcome.comparison.selected(outcome.exported))
     return 0
 
 
@@ -230,9 +230,10 @@ def _select(args: argparse.Namespace, step) -> SelectOutcome:
 
     if args.out:  # refuse a bad output path before any work
         check_selection_paths(args.out, inputs=[args.scores], what="--out")
-    check_lm_eval_samples_args(args, inputs=[args.scores], outputs=[] if not args.out else [args.out, sidecar_path(args.out)])
+    lm_eval_args.check_lm_eval_samples_args(args, inputs=[args.scores], outputs=[] if not args.out else [args.out, sidecar_path(args.out)])
     step(f"reading {os.path.basename(args.scores)}")
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
+    lm_eval_args.check_lm_eval_ids(args, table)
     # The table's own checks (reversed scores, duplicates) run beside the p-values, the rules and the
     # CSV export (numpy, pandas and Arrow release the GIL): only the sidecar, written after the CSV,
     # and the printed summary wait on them.
@@ -258,6 +259,7 @@ def _select(args: argparse.Namespace, step) -> SelectOutcome:
         # export does not write (a full sort of every column each; for the printed table only) run
         # beside the export, after the checks.
         exported = DEFAULT_METHOD if args.method == "all" else args.method  # its line and sidecar carry the bound
+        lm_eval_args.check_lm_eval_selection(args, comparison.selected(exported), alpha=args.alpha, method=exported)
         post_hoc = beside.submit(contextvars.copy_context().run, post_hoc_record, comparison.pvalues, comparison.selected(exported),
                                  delta=args.post_hoc_delta, calibration_size=table.m)
         later = beside.submit(_compare, args, table, pvalues, clusters, rest) if rest else None

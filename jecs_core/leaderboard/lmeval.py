@@ -174,26 +174,44 @@ def samples_table(per_model: dict[str, dict[str, float]], *, metric: str, models
                         metric=metric, source=source)
 
 
-def lm_eval_sample_ids(item_ids) -> list:
-    """Item ids for ``lm_eval --samples``: integers when every id is a doc index (``0``, ``17``; not ``017``,
-    ``-5``), the text otherwise."""
+def lm_eval_sample_ids(item_ids) -> list[int]:
+    """Item ids as ``lm_eval --samples`` needs them: distinct doc indices (``0``, ``17``), ascending.
+
+    lm-eval evaluates the listed documents in the data set's order and labels the n-th one it
+    logs with the n-th entry of the list, so a list out of order would put each answer under
+    another document's id; and it compares each entry with the document count, which text
+    cannot take.  Ids that are not doc indices (``017``, ``-5``, ``q7``) and repeated ids are
+    refused, naming the first one.
+    """
     ids = [str(i) for i in item_ids]
-    if all(_INTEGER.fullmatch(i) for i in ids):
-        return [int(i) for i in ids]
-    return ids
+    bad = next((i for i in ids if not _INTEGER.fullmatch(i)), None)
+    if bad is not None:
+        raise ValueError(f"item id {bad!r} is not an lm-eval doc index (0, 1, 2, ... without leading zeros): "
+                         "lm_eval --samples selects documents by index, so score the task's documents with "
+                         "item_id = doc_id")
+    numbers = sorted(int(i) for i in ids)
+    repeated = next((a for a, b in zip(numbers, numbers[1:]) if a == b), None)
+    if repeated is not None:
+        raise ValueError(f"item id {repeated} is listed twice; lm_eval --samples needs each doc index once")
+    return numbers
 
 
 def lm_eval_samples(item_ids, *, task: str) -> dict:
-    """The ``--samples`` mapping ``{task: [ids]}`` (see :func:`lm_eval_sample_ids`).
+    """The ``--samples`` mapping ``{task: [doc indices, ascending]}`` (see :func:`lm_eval_sample_ids`).
+
+    An empty selection is refused: lm-eval reads an empty list as "every document".
 
     Examples
     --------
     >>> lm_eval_samples(["3", "10", "7"], task="arc_easy")
-    {'arc_easy': [3, 10, 7]}
+    {'arc_easy': [3, 7, 10]}
     """
     if not isinstance(task, str) or not task.strip():
         raise ValueError(f"task must be a non-empty lm-eval task name, got {task!r}")
-    return {task.strip(): lm_eval_sample_ids(item_ids)}
+    ids = lm_eval_sample_ids(item_ids)
+    if not ids:
+        raise ValueError("no item is selected, and lm_eval reads an empty --samples list as every document")
+    return {task.strip(): ids}
 
 
 def write_lm_eval_samples(path, item_ids, *, task: str) -> Path:

@@ -70,13 +70,16 @@ def test_long_tables_keep_model_names_as_written(tmp_path, capsys):
                                                                                           "p_1e3"]
 
 
-@pytest.mark.parametrize("ids, integers", [(["0", "7", "12"], True), (["1", "0101"], False), (["-5", "3"], False),
-                                           (["٣", "4"], False)])
-def test_lm_eval_ids_are_integers_only_as_doc_indices(ids, integers):
+@pytest.mark.parametrize("ids, index", [(["0", "7", "12"], None), (["1", "0101"], "0101"), (["-5", "3"], "-5"),
+                                        (["٣", "4"], "٣")])
+def test_lm_eval_ids_must_be_doc_indices(ids, index):
     from jecs_core.leaderboard.lmeval import lm_eval_sample_ids
 
-    out = lm_eval_sample_ids(ids)
-    assert out == ([int(i) for i in ids] if integers else ids)
+    if index is None:
+        assert lm_eval_sample_ids(ids) == sorted(int(i) for i in ids)
+    else:
+        with pytest.raises(ValueError, match=f"{index!r} is not an lm-eval doc index"):
+            lm_eval_sample_ids(ids)
 
 
 def test_evaluate_output_flags_that_clash_or_need_twin(tmp_path, capsys):

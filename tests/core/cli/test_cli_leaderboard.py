@@ -74,13 +74,39 @@ def test_bad_arguments_are_one_line_errors(argv, message, results_csv, tmp_path,
     assert err.startswith("jecs leaderboard: error: ") and message in err and err.count("\n") == 1
 
 
+def _doc_indexed(tmp_path):
+    """The sample with its test items renamed to doc indices, in a shuffled row order."""
+    frame = pd.read_csv(SAMPLE_PATH, dtype={"item_id": str})
+    test = (frame["split"] == "test").to_numpy()
+    frame.loc[test, "item_id"] = np.random.default_rng(1).permutation(int(test.sum())).astype(str)
+    frame.to_csv(tmp_path / "docs.csv", index=False)
+    return tmp_path / "docs.csv"
+
+
 def test_select_writes_the_lm_eval_samples_of_the_exported_rule(tmp_path, capsys):
     keep, sel = tmp_path / "keep.json", tmp_path / "sel.csv"
-    assert main(["select", SAMPLE, "--method", "jmcs", "--out", str(sel), "--no-diagnostics",
+    assert main(["select", str(_doc_indexed(tmp_path)), "--method", "jmcs", "--out", str(sel), "--no-diagnostics",
                  "--lm-eval-samples", str(keep), "--task", "arc_easy"]) == 0
     selection = pd.read_csv(sel, dtype={"item_id": str})
-    assert json.loads(keep.read_text()) == {"arc_easy": selection.loc[selection["selected"] == 1, "item_id"].tolist()}
-    assert "lm_eval --samples takes doc indices" in capsys.readouterr().out  # the sample's ids are t0, t1, ...
+    chosen = sorted(int(i) for i in selection.loc[selection["selected"] == 1, "item_id"])
+    assert json.loads(keep.read_text()) == {"arc_easy": chosen}
+    assert f"wrote {keep} ({len(chosen)} doc indices for task 'arc_easy', ascending)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("scores", "extra", "message"), [
+    (SAMPLE, [], "--lm-eval-samples: " + SAMPLE + ": test item id 't0' is not an lm-eval doc index"),
+    ("{docs}", ["--alpha", "0.0001"], "storey-maxp selects no item at alpha = 0.0001, and lm_eval reads an empty "
+                                      "--samples list as every document; nothing written"),
+])
+def test_select_refuses_an_lm_eval_samples_file_lm_eval_would_misread(scores, extra, message, tmp_path, capsys):
+    scores = str(_doc_indexed(tmp_path)) if scores == "{docs}" else scores
+    out = tmp_path / "out"
+    out.mkdir()
+    assert main(["select", scores, "--out", str(out / "sel.csv"), "--lm-eval-samples", str(out / "keep.json"),
+                 "--task", "arc", "--no-diagnostics", *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not list(out.iterdir())  # nothing written
 
 
 @pytest.mark.parametrize(("extra", "message"), [

@@ -29,23 +29,22 @@ def _ranks(values) -> list[int]:
 @pytest.fixture(scope="module")
 def cli_run(audit, tmp_path_factory):
     out = tmp_path_factory.mktemp("cli")
-    sel, keep, board_csv = out / "sel.csv", out / "keep.json", out / "board.csv"
-    assert main(["select", str(audit.scores), "--out", str(sel), "--no-diagnostics",
-                 "--lm-eval-samples", str(keep), "--task", "toy"]) == 0
+    sel, board_csv = out / "sel.csv", out / "board.csv"
+    assert main(["select", str(audit.scores), "--out", str(sel), "--no-diagnostics"]) == 0
     assert main(["leaderboard", str(audit.scores), "--results", str(audit.results), "--out", str(board_csv)]) == 0
     return (pd.read_csv(sel, dtype={"item_id": str}), json.loads(sel.with_suffix(".json").read_text()),
-            json.loads(keep.read_text()), pd.read_csv(board_csv))
+            pd.read_csv(board_csv))
 
 
 def test_contamination_turns_the_full_ranking_upside_down_and_the_clean_ranking_is_right(cli_run, audit):
-    _, _, _, board = cli_run
+    _, _, board = cli_run
     assert board["model"].tolist() == list(audit.models)
     assert board["rank_all"].tolist() == [3, 2, 1]  # the most exposed model looks best
     assert board["rank_clean"].tolist() == [1, 2, 3]  # the order of skill on unseen items
 
 
 def test_every_number_equals_a_direct_computation_from_the_selected_rows(cli_run, audit):
-    selection, sidecar, _, board = cli_run
+    selection, sidecar, board = cli_run
     chosen = set(selection.loc[selection["selected"] == 1, "item_id"])
     clean = np.array([i in chosen for i in audit.test_ids])
     bound = sidecar["post_hoc"]["max_contaminated"]
@@ -68,10 +67,20 @@ def test_every_number_equals_a_direct_computation_from_the_selected_rows(cli_run
     assert board["rank_clean"].tolist() == _ranks(accuracy_clean)
 
 
-def test_lm_eval_samples_lists_exactly_the_selected_ids(cli_run):
-    selection, _, keep, _ = cli_run
-    assert list(keep) == ["toy"]
-    assert keep["toy"] == selection.loc[selection["selected"] == 1, "item_id"].tolist()
+def test_lm_eval_samples_lists_exactly_the_selected_doc_indices_in_ascending_order(audit, tmp_path):
+    # The benchmark's documents numbered 0..n-1 in a shuffled row order: lm-eval labels its n-th logged
+    # document with the n-th entry of the list, so the list must follow the documents' order.
+    frame = pd.read_csv(audit.scores, dtype={"item_id": str})
+    test = (frame["split"] == "test").to_numpy()
+    frame.loc[test, "item_id"] = np.random.default_rng(5).permutation(int(test.sum())).astype(str)
+    scores, sel, keep = tmp_path / "scores.csv", tmp_path / "sel.csv", tmp_path / "keep.json"
+    frame.to_csv(scores, index=False)
+    assert main(["select", str(scores), "--out", str(sel), "--no-diagnostics",
+                 "--lm-eval-samples", str(keep), "--task", "toy"]) == 0
+    selection = pd.read_csv(sel, dtype={"item_id": str})
+    written = json.loads(keep.read_text())
+    assert list(written) == ["toy"]
+    assert written["toy"] == sorted(int(i) for i in selection.loc[selection["selected"] == 1, "item_id"])
 
 
 def test_the_clean_set_is_the_selection_of_every_rule_at_the_same_settings(audit, tmp_path):

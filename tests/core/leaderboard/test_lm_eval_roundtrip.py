@@ -47,11 +47,11 @@ def _task(directory: Path) -> Path:
 
 
 def _scores(path: Path) -> Path:
-    """A score table whose test items are the task's documents (item_id = doc_id)."""
+    """A score table whose test items are the task's documents (item_id = doc_id), rows not in doc order."""
     rng = np.random.default_rng(4)
     member = rng.random(N_DOCS) < 0.3
     frame = pd.DataFrame({
-        "item_id": [f"c{i}" for i in range(N_CAL)] + [str(i) for i in range(N_DOCS)],
+        "item_id": [f"c{i}" for i in range(N_CAL)] + [str(i) for i in rng.permutation(N_DOCS)],
         "split": ["calibration"] * N_CAL + ["test"] * N_DOCS,
         **{f"score_{m}": np.r_[rng.normal(4, 1, N_CAL), rng.normal(4 * member, 1)] for m in ("a", "b")},
     })

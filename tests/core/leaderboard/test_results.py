@@ -195,17 +195,37 @@ def test_a_directory_with_several_logs_of_one_model_is_refused(tmp_path):
         load_results([f"m={tmp_path}"])
 
 
-def test_lm_eval_samples_are_integers_only_when_every_id_is_one(tmp_path):
-    assert lm_eval_samples(["3", "10", "0"], task="toy") == {"toy": [3, 10, 0]}
-    assert lm_eval_samples(["3", "10", "-2"], task="toy") == {"toy": ["3", "10", "-2"]}  # no doc index is negative
-    assert lm_eval_samples(["3", "t10"], task="toy") == {"toy": ["3", "t10"]}
-    assert lm_eval_samples([], task="toy") == {"toy": []}
+def test_lm_eval_samples_are_distinct_doc_indices_in_ascending_order(tmp_path):
+    assert lm_eval_samples(["3", "10", "0"], task="toy") == {"toy": [0, 3, 10]}
+    for ids, message in ((["3", "10", "-2"], "'-2' is not an lm-eval doc index"),  # no doc index is negative
+                         (["3", "t10"], "'t10' is not an lm-eval doc index"),
+                         (["3", "03"], "'03' is not an lm-eval doc index"),  # 3 and 03 would be one document
+                         (["4", "2", "4"], "item id 4 is listed twice"),
+                         ([], "lm_eval reads an empty --samples list as every document")):
+        with pytest.raises(ValueError, match=message):
+            lm_eval_samples(ids, task="toy")
     with pytest.raises(ValueError, match="task must be a non-empty lm-eval task name"):
         lm_eval_samples(["1"], task=" ")
     path = write_lm_eval_samples(tmp_path / "keep.json", np.array(["5", "1"]), task="toy")
-    assert json.loads(path.read_text()) == {"toy": [5, 1]}
+    assert json.loads(path.read_text()) == {"toy": [1, 5]}
     with pytest.raises(ValueError, match=r"must end in \.json"):
         write_lm_eval_samples(tmp_path / "keep.txt", ["1"], task="toy")
+
+
+def _as_lm_eval_logs(keep: list[int], n_docs: int) -> list[tuple[int, int]]:
+    """(logged doc_id, document evaluated) as lm-eval pairs them: the kept documents in the data set's order,
+    the n-th one logged as ``keep[n]`` (its evaluator's ``doc_id_true = indices[doc_id]``)."""
+    evaluated = [doc for doc in range(n_docs) if doc in keep]
+    return [(keep[position], doc) for position, doc in enumerate(evaluated)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 200), min_size=1, max_size=60, unique=True), st.randoms(use_true_random=False))
+def test_lm_eval_logs_each_kept_document_under_its_own_id(ids, random):
+    random.shuffle(ids)  # the score table's row order, whatever it is
+    keep = lm_eval_samples([str(i) for i in ids], task="toy")["toy"]
+    assert sorted(keep) == sorted(ids)
+    assert all(logged == doc for logged, doc in _as_lm_eval_logs(keep, 201))
 
 
 @settings(max_examples=40, deadline=None)
