@@ -60,11 +60,7 @@ class ResultsFile:
         key = metric or "acc"
         per_model = {}
         for model, name, data in self.logs:
-            try:
-                lines = data.decode("utf-8").splitlines()
-            except UnicodeDecodeError:
-                raise ValueError(f"{name}: not UTF-8 text; an lm-eval sample log is JSON lines") from None
-            per_model[model] = parse_samples_lines(lines, metric=key, id_field=self.id_field, source=name)
+            per_model[model] = parse_samples_lines(data.splitlines(), metric=key, id_field=self.id_field, source=name)
         return samples_table(per_model, metric=key, source=self.name)
 
 

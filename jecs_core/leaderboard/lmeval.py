@@ -34,7 +34,8 @@ def _split_metric(metric: str) -> tuple[str, str | None]:
 def _value(record: dict, key: str, where: str) -> float:
     if key not in record:
         found = sorted(k for k, v in record.items() if isinstance(v, (int, float)) and k != "doc_id")
-        raise ValueError(f"{where}: no per-sample metric {key!r}; this log has {found} (choose one with --metric)")
+        raise ValueError(f"{where}: no per-sample metric {key!r}; this line's numeric fields are {found} "
+                         "(choose one with --metric)")
     value = record[key]
     if isinstance(value, bool):
         return float(value)
@@ -47,18 +48,48 @@ def _item_id(record: dict, id_field: str | None, where: str) -> str:
     if id_field is None:
         if "doc_id" not in record:
             raise ValueError(f"{where}: no 'doc_id'; is this an lm-eval --log_samples file?")
-        return str(record["doc_id"])
-    doc = record.get("doc")
-    if not isinstance(doc, dict) or id_field not in doc:
-        fields = sorted(doc) if isinstance(doc, dict) else []
-        raise ValueError(f"{where}: the doc has no field {id_field!r} (--id-field); its fields are {fields}")
-    value = doc[id_field]
+        value, what = record["doc_id"], "'doc_id'"
+    else:
+        doc = record.get("doc")
+        if not isinstance(doc, dict) or id_field not in doc:
+            fields = sorted(doc) if isinstance(doc, dict) else []
+            raise ValueError(f"{where}: the doc has no field {id_field!r} (--id-field); its fields are {fields}")
+        value, what = doc[id_field], f"doc field {id_field!r}"
     number = isinstance(value, float)
     if (value is None or isinstance(value, (bool, dict, list)) or (number and not math.isfinite(value))
             or str(value).strip() == ""):
-        raise ValueError(f"{where}: doc field {id_field!r} is {value!r}; expected an id (text or number)")
+        raise ValueError(f"{where}: {what} is {json.dumps(value)}; expected an id (text or number)")
     # JSON writers (pandas among them) turn an integer id column with a gap into floats: 7.0 is item 7.
     return str(int(value)) if number and value.is_integer() else str(value)
+
+
+def _not_a_log_hint(source: str) -> str:
+    """What a file that is not a sample log probably is, for the error on its first line."""
+    name = Path(source).name
+    if name.startswith("results_") and name.endswith(".json"):
+        return ("; this is lm-eval's aggregated results file: the per-document log beside it is "
+                f"{SAMPLES_GLOB.replace('*', '<task>_<time>')}")
+    return ("; MODEL=PATH names an lm-eval samples_<task>_<time>.jsonl log (a results table, CSV or Parquet, "
+            "is given without MODEL=)")
+
+
+def _record(line, where: str, first: bool, source: str):
+    """One line's JSON value (``None`` for a blank line); a line that is not UTF-8 JSON is an error naming it."""
+    try:
+        text = line.decode("utf-8") if isinstance(line, (bytes, bytearray)) else line
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{where}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at column {exc.start + 1})"
+                         + (_not_a_log_hint(source) if first else "")) from None
+    if first:
+        text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
+    if not text.strip():
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{where}: not valid JSON ({exc.msg})" + (_not_a_log_hint(source) if first else "")) from None
+    except RecursionError:
+        raise ValueError(f"{where}: not valid JSON (nested too deeply)") from None
 
 
 def parse_samples_lines(lines, *, metric: str, id_field: str | None, source: str) -> dict[str, float]:
@@ -67,15 +98,10 @@ def parse_samples_lines(lines, *, metric: str, id_field: str | None, source: str
     out: dict[str, float] = {}
     filters: set[str] = set()
     for number, line in enumerate(lines, start=1):
-        if isinstance(line, bytes):
-            line = line.decode("utf-8")
-        if not line.strip():
-            continue
         where = f"{source} line {number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{where}: not valid JSON ({exc.msg})") from None
+        record = _record(line, where, not out and not filters, source)
+        if record is None:
+            continue
         if not isinstance(record, dict):
             raise ValueError(f"{where}: expected a JSON object per line")
         row_filter = str(record.get("filter", "none"))
@@ -119,9 +145,11 @@ def _samples_file(path: Path) -> Path:
             names = [f.name for f in found]
             raise ValueError(f"{path}: expected one {SAMPLES_GLOB} file in this directory, found {len(found)} {names}; "
                              "name the file itself")
-        return found[0]
+        path = found[0]
     if not path.exists():
         raise ValueError(f"{path}: file not found")
+    if not path.is_file():  # a FIFO would block the read for ever; a directory named like a log cannot be read
+        raise ValueError(f"{path}: not a regular file; expected an lm-eval {SAMPLES_GLOB} log")
     return path
 
 
@@ -152,12 +180,14 @@ def read_samples(specs, *, metric: str | None = None, id_field: str | None = Non
             raise ValueError(f"{root}: a sample log needs its model's name: give MODEL={root}")
         specs = {d.name: d for d in sorted(root.iterdir()) if d.is_dir() and _holds_log(d)}
         if not specs:
+            if any(root.glob(SAMPLES_GLOB)):
+                raise ValueError(f"{root}: holds a sample log itself; name its model: MODEL={root}")
             raise ValueError(f"{root}: no sub-directory holds a {SAMPLES_GLOB} file (directly or in one "
                              "sub-directory, as lm-eval --output_path writes it)")
     per_model = {}
     for model, path in dict(specs).items():
         file = _samples_file(Path(path))
-        with open(file, encoding="utf-8") as handle:
+        with open(file, "rb") as handle:  # decoded line by line, so an error names its line
             per_model[str(model)] = parse_samples_lines(handle, metric=metric, id_field=id_field, source=str(file))
     return samples_table(per_model, metric=metric, models=models, source=", ".join(f"{m}={p}" for m, p in dict(specs).items()))
 

@@ -113,8 +113,7 @@ def load_results_bytes(data: bytes, name: str, *, metric: str | None = None, id_
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"{name}: an lm-eval sample log needs its model's name (model=)")
         key = check_metric(metric, default="acc")
-        lines = bytes(data).decode("utf-8").splitlines()
-        values = parse_samples_lines(lines, metric=key, id_field=id_field, source=str(name))
+        values = parse_samples_lines(bytes(data).splitlines(), metric=key, id_field=id_field, source=str(name))
         return samples_table({model.strip(): values}, metric=key, models=models, source=str(name))
     if id_field is not None:
         raise ValueError("id_field applies to lm-eval sample logs only; a results table names its items in item_id")

@@ -171,7 +171,7 @@ def test_bad_sources_and_logs_are_one_line_errors(tmp_path):
         (lambda: load_results(tmp_path / "long.csv", id_field="uid"), r"id_field applies to lm-eval sample logs only"),
         (lambda: load_results([f"a={log}", str(tmp_path / "long.csv")]), r"mix of MODEL=PATH sample logs and plain paths"),
         (lambda: load_results([f"a={log}", f"a={log}"]), r"model\(s\) \['a'\] given more than once"),
-        (lambda: load_results([f"a={log}"], metric="f1"), r"line 1: no per-sample metric 'f1'; this log has \['acc'\]"),
+        (lambda: load_results([f"a={log}"], metric="f1"), r"line 1: no per-sample metric 'f1'; this line's numeric fields are \['acc'\]"),
         (lambda: load_results([f"a={log}"], id_field="nope"), r"the doc has no field 'nope'"),
         (lambda: load_results([f"a={tmp_path / 'missing.jsonl'}"]), r"missing.jsonl: file not found"),
         (lambda: load_results(tmp_path / "missing.csv"), r"file not found"),
