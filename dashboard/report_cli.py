@@ -19,7 +19,7 @@ from jecs_core.cli.options import (
     add_table_options,
     alpha_arg,
     covariate_fields,
-    parsed_covariates,
+    parse_shift_args,
     rule_options,
 )
 
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from .report.posthoc import PostHocContext
 
     out = check_output_path(args.out, suffixes=(".html",), inputs=(args.scores,), what="--out")
-    args.covariates = parsed_covariates(args.covariates)  # before the table is read: a bad list fails at once
+    parse_shift_args(args)  # before the table is read: a bad list fails at once
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
     options = rule_options(args)
     comparison, shift = _compared(args, table, options) if args.covariates is not None else (

@@ -15,7 +15,7 @@ from .options import (
     add_shift_options,
     add_table_options,
     alpha_arg,
-    parsed_covariates,
+    parse_shift_args,
     rule_options,
     seed_arg,
 )
@@ -186,6 +186,7 @@ def run(args: argparse.Namespace) -> int:
     from ..io import check_output_path, write_table
     from ..leaderboard import by_rank, leaderboard, load_results
 
+    parse_shift_args(args)
     outputs = [p for p in (args.out, args.pairwise_out) if p]
     for path, what in ((args.out, "--out"), (args.pairwise_out, "--pairwise-out")):
         if path:  # refuse a bad output path before any work
@@ -196,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
     source = args.results[0] if len(args.results) == 1 else args.results
     results = load_results(source, metric=args.metric, id_field=args.id_field)
     board = leaderboard(table, results, alpha=args.alpha, method=args.method, delta=args.post_hoc_delta,
-                        **rule_options(args), covariates=parsed_covariates(args.covariates),
+                        **rule_options(args), covariates=args.covariates,
                         shift_method=args.shift_method, seed=args.seed)
     print(format_leaderboard(board, scores=args.scores, results=" ".join(args.results)))
     for line in board.warnings:  # one line each, on stderr so the table stays parseable

@@ -115,6 +115,19 @@ def parsed_covariates(text: str | None):
         raise ValueError(f"--covariates: {exc}") from None
 
 
+def parse_shift_args(args) -> None:
+    """Read ``--covariates`` and settle ``--shift-method`` in ``args``, before any work.
+
+    A method other than ``none`` given without ``--covariates`` would do nothing, while the record
+    written with the selection would name it: refused, naming both flags.
+    """
+    args.covariates = parsed_covariates(args.covariates)
+    if args.covariates is None and args.shift_method not in (None, "none"):
+        raise ValueError(f"--shift-method {args.shift_method}: says how --covariates are used, and none are given; "
+                         "name the covariate columns with --covariates, or leave --shift-method out")
+    args.shift_method = args.shift_method or "auto"
+
+
 def covariate_fields(covariates, shift_method: str) -> dict:
     """The covariates (``--covariates``, already read) and the method (``--shift-method``) as a selection record
     holds them, from the command line or the dashboard: the covariates as ``None``, ``"all"`` or a list of names."""
@@ -130,8 +143,9 @@ def add_shift_options(parser: argparse.ArgumentParser, *, note: str = "") -> Non
     parser.add_argument("--covariates", default=None,
                         help="covariate columns (x_len,x_src or len,src, or 'all') for p-values that account for a "
                         f"calibration shift (docs/CALIBRATION-SHIFT.md){note}. Default: plain p-values")
-    parser.add_argument("--shift-method", choices=SHIFT_METHODS, default="auto",
-                        help="how covariates are used: auto (documented rule), weighted, residual, none (default auto)")
+    parser.add_argument("--shift-method", choices=SHIFT_METHODS, default=None,  # None: not given (auto)
+                        help="how the --covariates are used: auto (documented rule), weighted, residual, none (default auto; "
+                        "with --covariates only)")
 
 
 def add_rule_options(parser: argparse.ArgumentParser) -> None:

@@ -24,7 +24,7 @@ from .options import (
     add_table_options,
     alpha_arg,
     covariate_fields,
-    parsed_covariates,
+    parse_shift_args,
     rule_options,
 )
 from .progress import add_progress_option, progress_bar, steps
@@ -74,7 +74,6 @@ def _shifted(args, table):
         return None, None
     from ..shift.table import table_shift_check, table_shift_pvalues
 
-    args.covariates = parsed_covariates(args.covariates)
     try:
         check = table_shift_check(table, covariates=args.covariates or "all")
         shift = None if args.covariates is None else table_shift_pvalues(table, covariates=args.covariates, method=args.shift_method)
@@ -228,6 +227,7 @@ def _select(args: argparse.Namespace, step) -> SelectOutcome:
     from ..data import load_scores
     from ..export import check_selection_paths, rule_warnings, selection_metadata, sidecar_path, write_selection_files
 
+    parse_shift_args(args)
     if args.out:  # refuse a bad output path before any work
         check_selection_paths(args.out, inputs=[args.scores], what="--out")
     lm_eval_args.check_lm_eval_samples_args(args, inputs=[args.scores], outputs=[] if not args.out else [args.out, sidecar_path(args.out)])
