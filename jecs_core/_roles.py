@@ -8,6 +8,33 @@ layout, the CSV readers) use them too without importing the contract.
 SCORE_PREFIX = "score_"
 MEMBER_PREFIX = "member_"
 COVARIATE_PREFIX = "x_"
+ROLE_PREFIXES = {SCORE_PREFIX: "a model's scores", MEMBER_PREFIX: "a model's member labels", COVARIATE_PREFIX: "a covariate"}
+
+
+def role_lookalike(name: str) -> tuple[str, str] | None:
+    """``(prefix, suggested name)`` when column ``name`` would have a role but for its spelling
+    (``Score_m0``, `` score_m0``, ``score-m0``, ``scores_m0``; an ``x_`` covariate by letter case only)."""
+    key = "_".join(name.strip().replace("-", "_").split(" ")).lower()
+    for prefix in ROLE_PREFIXES:
+        if prefix == COVARIATE_PREFIX:  # "x-ray" or "xs_..." are likelier plain columns than covariates: case only
+            if name.lower().startswith(prefix) and not name.startswith(prefix):
+                return prefix, prefix + name[len(prefix):]
+            continue
+        for written in (prefix, prefix[:-1] + "s_"):  # score_ or scores_
+            if key.startswith(written) and len(key) > len(written) and not name.startswith(prefix):
+                return prefix, prefix + name.strip()[len(written):].strip()
+    return None
+
+
+def misspelled_scores(unmatched, extra, models) -> str:
+    """A hint naming the column that would be ``score_<model>`` for a ``member_<model>`` but for its spelling."""
+    hints = []
+    for model in sorted(unmatched):
+        near = [c for c in extra if isinstance(c, str) and role_lookalike(c) == (SCORE_PREFIX, SCORE_PREFIX + model)]
+        near += [SCORE_PREFIX + m for m in sorted(models) if m != model and m.strip() == model.strip()]
+        if near:
+            hints.append(f"column {near[0]!r} looks like {SCORE_PREFIX + model!r}: rename it so")
+    return "; " + "; ".join(hints) if hints else ""
 
 
 def is_long_header(names) -> bool:

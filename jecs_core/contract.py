@@ -29,7 +29,7 @@ import pandas as pd
 
 from ._columns import SPLITS, Where, empty_split, empty_text, label_column, numeric_column, plain_block, show, split_rows
 from ._long import detect_layout, long_hint, long_to_wide
-from ._roles import COVARIATE_PREFIX, MEMBER_PREFIX, SCORE_PREFIX
+from ._roles import COVARIATE_PREFIX, MEMBER_PREFIX, SCORE_PREFIX, misspelled_scores
 from .io import ScoreTableError, check_header, one_line
 
 # With one calibration item a per-model conformal p-value is 1/2 or 1: no table is usable.
@@ -113,8 +113,8 @@ def column_roles(frame: pd.DataFrame, where: Where) -> tuple[list[str], list[str
     if not scores:
         problems.append(f"{where.source}: no score columns; expected one column 'score_<model>' per model "
                         "(or a long table with columns item_id, split, model, score)")
-    for column in scores + covariates:
-        if column in (SCORE_PREFIX, COVARIATE_PREFIX):
+    for column in scores + members + covariates:
+        if column in (SCORE_PREFIX, MEMBER_PREFIX, COVARIATE_PREFIX):
             problems.append(where.problem(column, f"no name after '{column}'; name it '{column}<name>'"))
     for column in scores:
         if column[len(SCORE_PREFIX):] in RESERVED_MODELS:
@@ -125,11 +125,12 @@ def column_roles(frame: pd.DataFrame, where: Where) -> tuple[list[str], list[str
             problems.append(where.problem(column, "the name is reserved for the selection export (selected, selected_<method>, "
                                                   "p_max, p_tilde, p_<model>); rename the column"))
     models = {c[len(SCORE_PREFIX):] for c in scores}
-    labelled = {c[len(MEMBER_PREFIX):] for c in members}
-    if members and labelled != models:
-        problems.append(f"{where.source}: member columns do not match score columns: "
-                        f"score_ without member_: {sorted(models - labelled)}; member_ without score_: {sorted(labelled - models)}")
+    labelled = {c[len(MEMBER_PREFIX):] for c in members} - {""}  # "member_" alone is named above
+    if labelled and labelled != models:
+        problems.append(f"{where.source}: member columns do not match score columns: score_ without member_: {sorted(models - labelled)}; "
+                        f"member_ without score_: {sorted(labelled - models)}" + misspelled_scores(labelled - models, extra, models))
     return scores, members, covariates, extra, problems
+
 
 
 def _calibration_size(is_cal: np.ndarray, where: Where) -> list[str]:

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from ..contract import COVARIATE_PREFIX, MEMBER_PREFIX, SCORE_PREFIX
+from .._roles import ROLE_PREFIXES, SCORE_PREFIX, role_lookalike
 from .cluster import ClusterResult, cluster_comparison, cluster_pvalues, expand_clusters
 from .direction import DirectionCheck, score_direction
 from .duplicates import DuplicateReport, find_duplicates
@@ -27,31 +27,12 @@ def data_warnings(table, *, direction: DirectionCheck | None = None, duplicates:
     return [*direction.warnings(), *duplicates.warnings(clustered=clustered), *role_lookalikes(table)]
 
 
-ROLE_PREFIXES = {SCORE_PREFIX: "a model's scores", MEMBER_PREFIX: "a model's member labels", COVARIATE_PREFIX: "a covariate"}
-
-
-def _lookalike(name: str) -> tuple[str, str] | None:
-    """``(prefix, suggested name)`` when carried column ``name`` would have a role but for its spelling."""
-    key = "_".join(name.strip().replace("-", "_").split(" ")).lower()
-    for prefix in ROLE_PREFIXES:
-        if prefix == COVARIATE_PREFIX:  # "x-ray" or "xs_..." are likelier plain columns than covariates: case only
-            key_x = name.lower()
-            if key_x.startswith(prefix) and not name.startswith(prefix):
-                return prefix, prefix + name[len(prefix):]
-            continue
-        for written in (prefix, prefix[:-1] + "s_"):  # score_ or scores_
-            if key.startswith(written) and len(key) > len(written) and not name.startswith(prefix):
-                rest = name.strip()[len(written):].strip()
-                return prefix, prefix + rest
-    return None
-
-
 def role_lookalikes(table) -> list[str]:
     """A warning for each carried column that would have a role but for its spelling (``Score_m0``,
     `` score_m0``, ``score-m0``, ``scores_m0``), and for each model whose name has spaces at its ends."""
     found = []
     for name in table.test_extra.columns:
-        hit = _lookalike(name) if isinstance(name, str) else None
+        hit = role_lookalike(name) if isinstance(name, str) else None
         if hit is not None:
             prefix, suggested = hit
             role = ROLE_PREFIXES[prefix]
