@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ._columns import Where, empty_text, label_column, numeric_column
-from ._roles import MEMBER_PREFIX, SCORE_PREFIX, is_long_header
+from ._roles import MEMBER_PREFIX, RESERVED_MODELS, SCORE_PREFIX, is_long_header
 from .io import LONG_TABLE_COLUMNS
 
 
@@ -54,6 +54,17 @@ def _cells(frame: pd.DataFrame, where: Where) -> tuple[np.ndarray | None, np.nda
         empty = empty_text(frame[column])
         if empty.any():
             problems.append(where.problem(column, f"{what} at {where.rows(empty)}"))
+    models = frame["model"].astype(str)
+    # A model name heads the export's score_<model> and p_<model> columns: what a wide header refuses, refused here.
+    broken = models.map(lambda name: any(ord(ch) < 32 for ch in name)).to_numpy(dtype=bool)
+    if broken.any():
+        problems.append(where.problem("model", f"model name {models[broken].iloc[0]!r} at {where.rows(broken)} holds a "
+                                               "line break or control character; rename the model"))
+    reserved = models.isin(RESERVED_MODELS).to_numpy()
+    if reserved.any():
+        name = models[reserved].iloc[0]
+        problems.append(where.problem("model", f"model name {name!r} at {where.rows(reserved)} is reserved (the export "
+                                               f"writes 'p_{name}' itself); rename the model"))
     scores, problem = numeric_column(frame["score"], "score", where)
     problems += [problem] if problem else []
     labels = None

@@ -8,7 +8,16 @@ layout, the CSV readers) use them too without importing the contract.
 SCORE_PREFIX = "score_"
 MEMBER_PREFIX = "member_"
 COVARIATE_PREFIX = "x_"
+# Columns of the selection export (jecs_core.export) that an input column may not take.
+RESERVED_COLUMNS = ("selected", "p_max", "p_tilde")
+RESERVED_PREFIXES = ("p_", "selected_")
+RESERVED_MODELS = frozenset(name[len("p_"):] for name in RESERVED_COLUMNS if name.startswith("p_"))
 ROLE_PREFIXES = {SCORE_PREFIX: "a model's scores", MEMBER_PREFIX: "a model's member labels", COVARIATE_PREFIX: "a covariate"}
+
+
+def is_reserved_column(name: str) -> bool:
+    """A name the selection export writes itself (``selected``, ``selected_<method>``, ``p_<...>``)."""
+    return name in RESERVED_COLUMNS or name.startswith(RESERVED_PREFIXES)
 
 
 def role_lookalike(name: str) -> tuple[str, str] | None:

@@ -29,16 +29,12 @@ import pandas as pd
 
 from ._columns import SPLITS, Where, empty_split, empty_text, label_column, numeric_column, plain_block, show, split_rows
 from ._long import detect_layout, long_hint, long_to_wide
-from ._roles import COVARIATE_PREFIX, MEMBER_PREFIX, SCORE_PREFIX, misspelled_scores
+from ._roles import COVARIATE_PREFIX, MEMBER_PREFIX, RESERVED_MODELS, SCORE_PREFIX, is_reserved_column, misspelled_scores
 from .io import ScoreTableError, check_header, one_line
 
 # With one calibration item a per-model conformal p-value is 1/2 or 1: no table is usable.
 # Above this, calibration_warnings() says when the set is too small for the chosen alpha.
 MIN_CALIBRATION = 1
-# Columns of the selection export (jecs_core.export) that an input column may not take.
-RESERVED_COLUMNS = ("selected", "p_max", "p_tilde")
-RESERVED_PREFIXES = ("p_", "selected_")
-RESERVED_MODELS = frozenset(name[len("p_"):] for name in RESERVED_COLUMNS if name.startswith("p_"))
 
 
 @dataclass(frozen=True)
@@ -121,7 +117,7 @@ def column_roles(frame: pd.DataFrame, where: Where) -> tuple[list[str], list[str
             problems.append(where.problem(column, f"model name {column[len(SCORE_PREFIX):]!r} is reserved (the export writes "
                                                   f"'p_{column[len(SCORE_PREFIX):]}' itself); rename the model"))
     for column in extra:
-        if column in RESERVED_COLUMNS or column.startswith(RESERVED_PREFIXES):
+        if is_reserved_column(column):
             problems.append(where.problem(column, "the name is reserved for the selection export (selected, selected_<method>, "
                                                   "p_max, p_tilde, p_<model>); rename the column"))
     models = {c[len(SCORE_PREFIX):] for c in scores}
@@ -292,9 +288,11 @@ def calibration_warnings(m: int, n: int, alpha: float) -> list[str]:
     smallest = 1.0 / (m + 1)
     if smallest <= alpha:
         return []
+    needed = 1 / alpha - 1  # beyond a million the float's last digits are noise: print three significant ones
+    fewest = f"{int(np.ceil(needed - 1e-9)):,}" if needed < 1e6 else f"about {needed:.3g}"
     return [
         f"warning: calibration set of m = {m}: the smallest reachable conformal p-value is 1/(m+1) = {smallest:.4g}, "
         f"above the BH cut alpha*r/n <= alpha = {alpha:g} for every r (alpha/n = {alpha / max(n, 1):.3g}); "
-        "finite-sample rules cannot select any item and transformed rules are unsupported; "
-        f"use at least {int(np.ceil(1 / alpha - 1 - 1e-9))} calibration items"
+        f"finite-sample rules cannot select any item and transformed rules are unsupported; use at least {fewest} "
+        "calibration items"
     ]
