@@ -113,7 +113,8 @@ def align_results(table: ScoreTable, results: ResultsTable) -> tuple[np.ndarray,
                          + ("; the names differ only in letter case" if same_letters else ""))
     absent = [m for m in table.models if m not in results.models]
     if absent:
-        raise ValueError(f"results: no results for model(s) {absent} of the score table ({results.source})")
+        raise ValueError(f"results: no results for model(s) {absent} of the score table ({results.source})"
+                         + "".join(f"; {note}" for note in results.notes))
     notes = [*results.notes, *_stray_values_note(results)]
     rows = pd.Index(table.test_ids.astype(str)).get_indexer(results.item_ids.astype(str))
     outside = rows < 0

@@ -147,7 +147,9 @@ def _samples_file(path: Path) -> Path:
                              "name the file itself")
         path = found[0]
     if not path.exists():
-        raise ValueError(f"{path}: file not found")
+        split = "; MODEL=PATH splits at the first '=', so a model named with '=' is given as a directory of model " \
+                "sub-directories" if "=" in str(path) else ""
+        raise ValueError(f"{path}: file not found{split}")
     if not path.is_file():  # a FIFO would block the read for ever; a directory named like a log cannot be read
         raise ValueError(f"{path}: not a regular file; expected an lm-eval {SAMPLES_GLOB} log")
     return path

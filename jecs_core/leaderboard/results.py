@@ -113,7 +113,7 @@ def _numeric(column: pd.Series, source: str, name: str) -> np.ndarray:
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         cell = column.iloc[row]
-        shown = "an empty cell" if pd.isna(cell) else repr(cell.item() if hasattr(cell, "item") else cell)
+        shown = "no value (an empty cell, NA, NaN or null)" if pd.isna(cell) else repr(cell.item() if hasattr(cell, "item") else cell)
         raise ValueError(f"{source}: column {name!r} row {row + 1} holds {shown}; "
                          f"expected a finite number in every row ({int(bad.sum())} such row(s))")
     return values.to_numpy(dtype=float)
@@ -139,6 +139,9 @@ def _check_models(found: list[str], models, source: str) -> list[str]:
 
 def _from_long(frame: pd.DataFrame, metric: str, models, source: str) -> ResultsTable:
     ids = _ids(frame["item_id"], source)
+    unnamed = np.flatnonzero(frame["model"].isna().to_numpy() | (frame["model"].astype(str).str.strip() == "").to_numpy())
+    if unnamed.size:
+        raise ValueError(f"{source}: column 'model' row {int(unnamed[0]) + 1} is empty; every row needs its model's name")
     names = frame["model"].astype(str).to_numpy(dtype=object)
     values = _numeric(frame[metric], source, metric)
     order = _check_models(list(dict.fromkeys(names)), models, source)
@@ -158,9 +161,28 @@ def _from_long(frame: pd.DataFrame, metric: str, models, source: str) -> Results
                         metric=metric, source=source)
 
 
+def _other_metric(columns: dict[str, str], metric: str) -> tuple[dict[str, str], list[str]]:
+    """Split off another metric's full set of columns from the ``<metric>_`` ones, with a note saying so.
+
+    ``acc_norm_m0, acc_norm_m1`` beside ``acc_m0, acc_m1`` are the metric ``acc_norm``, not models
+    ``norm_m0, norm_m1`` of ``acc``: a group ``<word>_<model>`` that covers exactly the remaining models.
+    """
+    notes = []
+    for model in sorted(columns, key=len, reverse=True):
+        word, _, rest = model.partition("_")
+        group = {m for m in columns if m.startswith(f"{word}_") and m[len(word) + 1:] in columns}
+        base = {m[len(word) + 1:] for m in group}
+        if rest and model in group and base == set(columns) - group and len(base) > 0:
+            notes.append(f"columns {[columns[m] for m in sorted(group)]} are read as the metric '{metric}_{word}', "
+                         f"not as models of '{metric}'; --metric {metric}_{word} ranks on them")
+            columns = {m: c for m, c in columns.items() if m not in group}
+    return columns, notes
+
+
 def _from_wide(frame: pd.DataFrame, metric: str, models, source: str) -> ResultsTable:
     prefix = f"{metric}_"
     columns = {c[len(prefix):]: c for c in frame.columns if isinstance(c, str) and c.startswith(prefix) and len(c) > len(prefix)}
+    columns, notes = _other_metric(columns, metric) if models is None else (columns, [])
     order = _check_models(list(columns), models, source)
     ids = _ids(frame["item_id"], source)
     dup = pd.Series(ids).duplicated().to_numpy()
@@ -168,7 +190,7 @@ def _from_wide(frame: pd.DataFrame, metric: str, models, source: str) -> Results
         raise ValueError(f"{source}: item_id {ids[int(np.flatnonzero(dup)[0])]!r} appears in more than one row "
                          f"({int(dup.sum())} duplicate row(s)); give one row per item")
     matrix = np.column_stack([_numeric(frame[columns[m]], source, columns[m]) for m in order])
-    return ResultsTable(models=tuple(order), item_ids=ids, values=matrix, metric=metric, source=source)
+    return ResultsTable(models=tuple(order), item_ids=ids, values=matrix, metric=metric, source=source, notes=tuple(notes))
 
 
 def results_from_frame(frame: pd.DataFrame, *, metric: str | None = None, models=None,

@@ -92,3 +92,18 @@ def test_a_log_saved_with_a_byte_order_mark_reads_as_without(tmp_path):
     log.write_bytes(b"\xef\xbb\xbf" + log.read_bytes())
     marked = load_results([f"a={log}"])
     assert marked.item_ids.tolist() == plain.item_ids.tolist() and (marked.values == plain.values).all()
+
+
+def test_a_model_name_with_an_equals_sign_is_told_how_the_spec_splits(tmp_path):
+    with pytest.raises(ValueError, match=r"b=log.jsonl: file not found; MODEL=PATH splits at the first '='"):
+        load_results([f"a=b={tmp_path / 'log.jsonl'}".replace(str(tmp_path) + "/", "")])
+
+
+def test_a_results_row_without_a_model_name_is_named(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_text("item_id,model,correct\n0,a,1\n1,,0\n")
+    with pytest.raises(ValueError, match=r"r.csv: column 'model' row 2 is empty; every row needs its model's name"):
+        load_results(path)
+    path.write_text("item_id,model,correct\n0,a,1\n1,a,NaN\n")
+    with pytest.raises(ValueError, match=r"column 'correct' row 2 holds no value \(an empty cell, NA, NaN or null\)"):
+        load_results(path)

@@ -149,7 +149,7 @@ def test_id_field_numbers_read_as_the_score_tables_ids(tmp_path):
 @pytest.mark.parametrize(("frame", "message"), [
     (_long().iloc[[0, 0, 1]], r"item '3' has more than one 'correct' for model 'alpha'"),
     (_long().assign(correct=["1", "x", "0", "1", "1", "0"]), r"column 'correct' row 2 holds 'x'"),
-    (_long().assign(correct=[1, np.nan, 0, 1, 1, 0]), r"column 'correct' row 2 holds an empty cell"),
+    (_long().assign(correct=[1, np.nan, 0, 1, 1, 0]), r"column 'correct' row 2 holds no value \(an empty cell, NA, NaN or null\)"),
     (_long().drop(columns="correct"), r"no 'correct' column in the long layout"),
     (_wide().drop(columns="item_id"), r"no 'item_id' column"),
     (_wide().rename(columns={"correct_alpha": "acc_alpha", "correct_beta": "acc_beta"}), r"no 'model' column and no correct_<model>"),
