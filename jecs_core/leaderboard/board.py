@@ -92,8 +92,11 @@ def by_rank(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _refuse_no_test_results(table: ScoreTable, results: ResultsTable, models: list[str]) -> None:
     """A model with no result on any test item cannot be ranked: most often the ids do not match."""
-    hint = (f"the results' first item id is {str(results.item_ids[0])!r} and the table's first test item id "
-            f"{str(table.test_ids[0])!r}" if results.item_ids.size else "the results have no item")
+    # The first id the first such model has a result for: in results read from several files another
+    # model's ids may match the table while this one's do not (0 against 000).
+    has = ~np.isnan(results.values[:, results.models.index(models[0])])
+    hint = (f"{models[0]}'s first result is for item id {str(results.item_ids[has][0])!r} and the table's first test "
+            f"item id is {str(table.test_ids[0])!r}" if has.any() else f"the results have no value for {models[0]}")
     raise ValueError(f"results: no result for any of the {table.n} test items for model(s) {models} ({hint}); "
                      "the results' item ids must be the score table's item_id values (for lm-eval logs, pick the "
                      "field of each sample's doc that holds them)")

@@ -11,7 +11,7 @@ import pytest
 
 from jecs_cli import main
 from jecs_core import ResultsTable, load_results, load_scores
-from jecs_core.leaderboard import LEADERBOARD_COLUMNS, LeaderboardWarning, leaderboard, results_from_frame
+from jecs_core.leaderboard import LEADERBOARD_COLUMNS, LeaderboardWarning, combine_results, leaderboard, results_from_frame
 
 
 def _wilson(s: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -247,10 +247,16 @@ def test_results_that_reach_no_test_item_are_an_error_naming_both_ids(audit):
                             values=results.values)
     first_test = str(table.test_ids[0])
     with pytest.raises(ValueError, match=rf"no result for any of the 3000 test items for model\(s\) \['m0', 'm1', 'm2'\] "
-                                         rf"\(the results' first item id is 'x.*' and the table's first test item id "
-                                         rf"'{first_test}'\)"):
+                                         rf"\(m0's first result is for item id 'x.*' and the table's first test item id "
+                                         rf"is '{first_test}'\)"):
         leaderboard(table, prefixed)
     one_gone = results.values.copy()
     one_gone[:, 2] = np.nan  # a model whose every test result is missing cannot be ranked either
-    with pytest.raises(ValueError, match=r"for model\(s\) \['m2'\]"):
+    with pytest.raises(ValueError, match=r"for model\(s\) \['m2'\] \(the results have no value for m2\)"):
         leaderboard(table, ResultsTable(models=results.models, item_ids=results.item_ids, values=one_gone))
+    # Results from several files: only m1's ids are written another way; the hint shows m1's, not m0's.
+    padded = ResultsTable(models=("m1",), item_ids=np.char.add("0", results.item_ids.astype(str)), values=results.values[:, 1])
+    mixed = combine_results([ResultsTable(models=("m0", "m2"), item_ids=results.item_ids, values=results.values[:, [0, 2]]),
+                             padded])
+    with pytest.raises(ValueError, match=r"for model\(s\) \['m1'\] \(m1's first result is for item id '0"):
+        leaderboard(table, mixed)
