@@ -8,64 +8,29 @@ from __future__ import annotations
 
 import argparse
 
-from .._validation import check_alpha, check_positive_int
+from .._validation import (
+    check_alpha,
+    check_finite,
+    check_fraction,
+    check_lam,
+    check_lambda,
+    check_lambda_grid,
+    check_positive_int,
+)
 from ..envelope import DEFAULT_LAMBDA_GRID
 from ..evaluate.defaults import DEFAULT_SWEEP_KNNS, DEFAULT_SWEEP_LAMBDAS, DEFAULT_SWEEP_RHOS, methods_taking
 from ..rules import METHODS
 from .options import add_table_options, check_outputs
 from .progress import add_progress_option, progress_bar
-
-
-def _join(values) -> str:
-    return ",".join("auto" if v is None else f"{v:g}" if isinstance(v, float) else str(v) for v in values)
-
-
-def _parts(text: str, option: str) -> list[str]:
-    """The comma-separated entries of ``text``; an empty one (``0.1,,0.2``, a trailing comma) is an error, not skipped."""
-    parts = [part.strip() for part in text.split(",")]
-    if not any(parts):
-        raise ValueError(f"{option}: expected at least one value, got {text!r}")
-    if not all(parts):
-        raise ValueError(f"{option}: empty entry in {text!r}; expected comma-separated values")
-    return parts
-
-
-def _floats(text: str, option: str) -> list[float]:
-    parts = _parts(text, option)
-    try:
-        return [float(part) for part in parts]
-    except ValueError:
-        raise ValueError(f"{option}: expected comma-separated numbers, got {text!r}") from None
-
-
-def _int(text: str | None, option: str) -> int | None:
-    if text is None:
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f"{option}: expected an integer, got {text!r}") from None
-
-
-def _ints_or_auto(text: str, option: str) -> list[int | None]:
-    return [None if part == "auto" else _int(part, option) for part in _parts(text, option)]
-
-
-def _lam(text: str):
-    if text == "auto":
-        return "auto"
-    try:
-        return float(text)
-    except ValueError:
-        raise ValueError(f"--lam: expected 'auto' or a number in (0, 1), got {text!r}") from None
+from .values import counts, floats, integer, join, lam_or_auto, number, once, parts, positive
 
 
 def _methods(text: str) -> list[str]:
-    return _parts(text, "--methods")
+    return once(parts(text, "--methods"), text, "--methods")
 
 
 def _digits(args: argparse.Namespace) -> int:
-    digits = _int(args.digits, "--digits")
+    digits = integer(args.digits, "--digits")
     if not 0 <= digits <= 10:
         raise ValueError(f"--digits must be in 0..10, got {digits}")
     return digits
@@ -73,15 +38,26 @@ def _digits(args: argparse.Namespace) -> int:
 
 def _run_options(args: argparse.Namespace) -> dict:
     """Options shared by ``evaluate`` and every sweep, range-checked here so an error names the flag."""
-    workers = _int(args.workers, "--workers")
     return {
-        "alphas": [check_alpha(alpha, "--alphas") for alpha in _floats(args.alphas, "--alphas")],
-        "reps": check_positive_int(_int(args.reps, "--reps"), "--reps"),
-        "seed": _int(args.seed, "--seed"),
+        "alphas": [check_alpha(alpha, "--alphas") for alpha in floats(args.alphas, "--alphas")],
+        "reps": check_positive_int(integer(args.reps, "--reps"), "--reps"),
+        "seed": integer(args.seed, "--seed"),
         "methods": _methods(args.methods),
-        "draw_fraction": _floats(args.draw_fraction, "--draw-fraction")[0],
-        "workers": None if workers is None else check_positive_int(workers, "--workers"),
+        "draw_fraction": check_fraction(number(args.draw_fraction, "--draw-fraction"), "--draw-fraction",
+                                        include_zero=False),
+        "workers": positive(args.workers, "--workers"),
     }
+
+
+def _rule_options(args: argparse.Namespace) -> dict:
+    """``--lambda-grid``, and ``--lam`` and ``--knn`` where the command has them, range-checked so an error names
+    the flag."""
+    options = {"lambda_grid": check_lambda_grid(floats(args.lambda_grid, "--lambda-grid"), "--lambda-grid")}
+    if hasattr(args, "lam"):
+        options["lam"] = check_lam(lam_or_auto(args.lam), "--lam")
+    if hasattr(args, "knn"):
+        options["knn"] = positive(args.knn, "--knn")
+    return options
 
 
 def _write(frame, out: str | None, inputs=()) -> None:
@@ -112,7 +88,7 @@ def _add_jecs_options(parser: argparse.ArgumentParser, *, lam: bool = True, knn:
         parser.add_argument("--lam", default="auto", help="JECS right-tail threshold: 'auto' (default, data-driven) or a number")
     if knn:
         parser.add_argument("--knn", default=None, help="JECS kNN size k_n (default ceil(sqrt(m_R)))")
-    parser.add_argument("--lambda-grid", default=_join(DEFAULT_LAMBDA_GRID), help="grid of the data-driven lambda (default %(default)s)")
+    parser.add_argument("--lambda-grid", default=join(DEFAULT_LAMBDA_GRID), help="grid of the data-driven lambda (default %(default)s)")
 
 
 def register(subparsers) -> None:
@@ -159,7 +135,7 @@ def _register_sweeps(subparsers) -> None:
                            description="JECS at fixed lambdas and with the data-driven lambda, on the same repetitions; "
                            "JMCS (lambda-free) is repeated on every row as a reference.")
     add_table_options(lam)
-    lam.add_argument("--lambdas", default=_join(DEFAULT_SWEEP_LAMBDAS), help="fixed lambdas (default %(default)s)")
+    lam.add_argument("--lambdas", default=join(DEFAULT_SWEEP_LAMBDAS), help="fixed lambdas (default %(default)s)")
     lam.add_argument("--no-auto", action="store_true", help="leave out the data-driven lambda")
     _add_jecs_options(lam, lam=False)
     _add_run_options(lam, alphas="0.1", methods=",".join(methods_taking("lam")))
@@ -168,7 +144,7 @@ def _register_sweeps(subparsers) -> None:
     knn = kinds.add_parser("knn", help="kNN size k_n of the boundary density",
                            description="JECS with several kNN sizes k_n ('auto' = ceil(sqrt(m_R))), on the same repetitions.")
     add_table_options(knn)
-    knn.add_argument("--knns", default=_join(DEFAULT_SWEEP_KNNS), help="kNN sizes, 'auto' allowed (default %(default)s)")
+    knn.add_argument("--knns", default=join(DEFAULT_SWEEP_KNNS), help="kNN sizes, 'auto' allowed (default %(default)s)")
     _add_jecs_options(knn, knn=False)
     _add_run_options(knn, alphas="0.1", methods=",".join(methods_taking("knn")))
     knn.set_defaults(handler=run_sweep)
@@ -193,7 +169,7 @@ def _register_rho(kinds) -> None:
         "table: the membership labels depend on rho, so the scores must be regenerated. Every rho uses the same "
         "--pool-seed and --seed.",
     )
-    rho.add_argument("--rhos", default=_join(DEFAULT_SWEEP_RHOS), help="training fractions in [0, 1] (default %(default)s)")
+    rho.add_argument("--rhos", default=join(DEFAULT_SWEEP_RHOS), help="training fractions in [0, 1] (default %(default)s)")
     rho.add_argument("--pool-size", default="789", help="items in the pool (default 789, WikiMIA's size)")
     rho.add_argument("--models", default="16", help="number of models K (default 16)")
     rho.add_argument("--mu", default="4.0", help="member score shift (default 4.0)")
@@ -210,7 +186,7 @@ def _twin_tables(args: argparse.Namespace) -> int:
     for flag, given in (("--twin-tables", args.twin_tables), ("--twin-out", args.twin_out)):
         if given is not None and not args.twin:
             raise ValueError(f"{flag}: applies to the twin estimate, which runs only with --twin; add --twin")
-    tables = _int(args.twin_tables or "200", "--twin-tables")
+    tables = integer(args.twin_tables or "200", "--twin-tables")
     if tables < 2:
         raise ValueError(f"--twin-tables: tables must be at least 2, got {tables}")
     return tables
@@ -227,8 +203,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     check_outputs((("--out", args.out), ("--twin-out", args.twin_out), ("--per-rep-out", args.per_rep_out)),
                   inputs=(args.scores,))
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
-    rule_options = {"lam": _lam(args.lam), "knn": _int(args.knn, "--knn"),
-                    "lambda_grid": _floats(args.lambda_grid, "--lambda-grid")}
+    rule_options = _rule_options(args)
     with progress_bar(args, desc="repetitions", unit="rep") as progress:
         result = evaluate(table, **rule_options, **options, progress=progress)
     print(format_evaluation(result, source=args.scores, digits=_digits(args)))
@@ -250,16 +225,25 @@ def _rho_table_factory(args: argparse.Namespace):
     import numpy as np
 
     from jecs_core.simulate.scenarios import three_block
+    from jecs_core.simulate.split import block_sizes
 
     params = {
-        "pool_size": _int(args.pool_size, "--pool-size"),
-        "n_models": _int(args.models, "--models"),
-        "mu": _floats(args.mu, "--mu")[0],
-        "correlation": _floats(args.correlation, "--correlation")[0],
-        "clean_fraction": _floats(args.clean_fraction, "--clean-fraction")[0],
-        "calibration_fraction": _floats(args.calibration_fraction, "--calibration-fraction")[0],
+        "pool_size": check_positive_int(integer(args.pool_size, "--pool-size"), "--pool-size", minimum=2),
+        "n_models": check_positive_int(integer(args.models, "--models"), "--models"),
+        "mu": check_finite(number(args.mu, "--mu"), "--mu"),
+        "correlation": check_fraction(number(args.correlation, "--correlation"), "--correlation"),
+        "clean_fraction": check_fraction(number(args.clean_fraction, "--clean-fraction"), "--clean-fraction"),
+        "calibration_fraction": check_fraction(number(args.calibration_fraction, "--calibration-fraction"),
+                                               "--calibration-fraction"),
     }
-    pool_seed = _int(args.pool_seed, "--pool-seed")
+    try:  # the three blocks checked before any table is built, in the flags' names
+        block_sizes(params["pool_size"], clean_fraction=params["clean_fraction"],
+                    calibration_fraction=params["calibration_fraction"])
+    except ValueError as exc:
+        message = str(exc).replace("clean_fraction", "--clean-fraction").replace("calibration_fraction",
+                                                                                  "--calibration-fraction")
+        raise ValueError(message if message.startswith("--") else f"--pool-size: {message}") from None
+    pool_seed = integer(args.pool_seed, "--pool-seed")
     if pool_seed < 0:
         raise ValueError(f"--pool-seed must be >= 0, got {pool_seed}")
     return lambda rho: three_block(np.random.default_rng(pool_seed), rho=rho, **params)
@@ -284,15 +268,23 @@ def _sweep(args: argparse.Namespace, **options):
     from ..data import load_scores
     from ..evaluate import sweep_k, sweep_knn, sweep_lambda, sweep_rho
 
-    grid = _floats(args.lambda_grid, "--lambda-grid")
+    rule_options = _rule_options(args)
     if args.parameter == "rho":
-        return sweep_rho(_rho_table_factory(args), rhos=_floats(args.rhos, "--rhos"), lam=_lam(args.lam),
-                         knn=_int(args.knn, "--knn"), lambda_grid=grid, **options)
+        rhos = [check_fraction(rho, "--rhos") for rho in floats(args.rhos, "--rhos")]
+        return sweep_rho(_rho_table_factory(args), rhos=rhos, **rule_options, **options)
+    if args.parameter == "lambda":  # range-checked before the table is read
+        lambdas = [check_lambda(value, "--lambdas") for value in floats(args.lambdas, "--lambdas")]
+    settings = counts(args.knns, "--knns", auto=True) if args.parameter == "knn" else None
+    ks = counts(args.ks, "--ks") if args.parameter == "k" and args.ks is not None else None
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
     if args.parameter == "lambda":
-        return sweep_lambda(table, lambdas=_floats(args.lambdas, "--lambdas"), include_auto=not args.no_auto,
-                            lambda_grid=grid, knn=_int(args.knn, "--knn"), **options)
+        return sweep_lambda(table, lambdas=lambdas, include_auto=not args.no_auto, **rule_options, **options)
     if args.parameter == "knn":
-        return sweep_knn(table, knns=_ints_or_auto(args.knns, "--knns"), lam=_lam(args.lam), lambda_grid=grid, **options)
-    ks = None if args.ks is None else [int(v) if float(v).is_integer() else v for v in _floats(args.ks, "--ks")]
-    return sweep_k(table, ks=ks, lam=_lam(args.lam), knn=_int(args.knn, "--knn"), lambda_grid=grid, **options)
+        too_big = [knn for knn in settings if knn is not None and knn > table.n]
+        if too_big:  # as jecs select refuses it: k_n is at most the tail, itself at most n
+            raise ValueError(f"--knns: {too_big[0]} is more than the n = {table.n} test items of {args.scores}")
+        return sweep_knn(table, knns=settings, **rule_options, **options)
+    too_big = [k for k in ks or () if k > table.K]
+    if too_big:
+        raise ValueError(f"--ks: K={too_big[0]} is larger than the table's {table.K} models ({', '.join(table.models)})")
+    return sweep_k(table, ks=ks, **rule_options, **options)

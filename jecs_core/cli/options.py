@@ -67,6 +67,13 @@ def positive_int(text: str) -> int:
     return _typed(text, int, check_positive_int, "a positive integer", "value")
 
 
+def int_at_least(minimum: int):
+    """An argparse type for an integer >= ``minimum`` (:func:`positive_int`: ``minimum = 1``)."""
+    def parse(text: str) -> int:
+        return _typed(text, int, check_positive_int, f"an integer >= {minimum}", "value", minimum=minimum)
+    return parse
+
+
 def add_table_options(parser: argparse.ArgumentParser) -> None:
     """Options every command that reads a score table takes."""
     parser.add_argument("scores", help="score table (.csv or .parquet), wide or long layout")
@@ -91,8 +98,12 @@ def positive_float(text: str) -> float:
 
 
 def alphas_arg(text: str) -> tuple[float, ...]:
-    """A comma-separated list of alphas, each in (0, 1)."""
-    return tuple(alpha_arg(part.strip()) for part in text.split(","))
+    """A comma-separated list of alphas, each in (0, 1) and given once (a repeat would be run and reported twice)."""
+    alphas = tuple(alpha_arg(part.strip()) for part in text.split(","))
+    repeated = next((alpha for i, alpha in enumerate(alphas) if alpha in alphas[:i]), None)
+    if repeated is not None:
+        raise argparse.ArgumentTypeError(f"{repeated:g} given more than once in {text!r}; give each value once")
+    return alphas
 
 
 def add_post_hoc_delta(parser: argparse.ArgumentParser) -> None:

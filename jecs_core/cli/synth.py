@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .options import finite_arg, interval_arg, positive_int, seed_arg
+from .options import finite_arg, int_at_least, interval_arg, positive_int, seed_arg
 
 
 def register(subparsers) -> None:
@@ -19,7 +19,8 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--out", required=True, help="output file (.csv or .parquet)")
     parser.add_argument("--seed", type=seed_arg, default=0, help="random seed, a non-negative integer (default 0)")
-    parser.add_argument("--pool-size", type=positive_int, default=1200,
+    # At least one calibration and one test item, as the generator needs.
+    parser.add_argument("--pool-size", type=int_at_least(2), default=1200,
                         help="items in the pool, calibration and test together (default 1200)")
     parser.add_argument("--models", type=positive_int, default=4, help="number of models K (default 4)")
     parser.add_argument("--calibration-fraction", type=interval_arg(include_zero=False, include_one=False), default=0.3,

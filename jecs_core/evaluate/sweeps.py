@@ -108,7 +108,7 @@ def sweep_lambda(table, *, lambdas: Sequence[float] = DEFAULT_SWEEP_LAMBDAS, inc
     pandas.DataFrame
         One row per setting x method x alpha: ``parameter, setting, value``, then ``gcp, power, ...``.
     """
-    lambdas = tuple(_params.check_lam(float(v)) for v in lambdas)
+    lambdas = tuple(_params.check_lam(float(v), "lambdas") for v in lambdas)
     entries = [(_label(lam), lam, rule_options(lam=lam, knn=knn)) for lam in lambdas]
     if include_auto:
         entries.append(("auto", np.nan, rule_options(lam="auto", knn=knn, lambda_grid=lambda_grid)))
@@ -149,7 +149,7 @@ def sweep_knn(table, *, knns: Sequence[int | None] = DEFAULT_SWEEP_KNNS, lam="au
     methods = methods_taking("knn") if methods is None else methods
     entries = []
     for knn in knns:
-        knn = _params.check_knn(knn)
+        knn = _params.check_knn(knn, "knns")
         label, value = ("auto", np.nan) if knn is None else (str(knn), float(knn))
         entries.append((label, value, rule_options(lam=lam, knn=knn, lambda_grid=lambda_grid)))
     if not entries:

@@ -156,13 +156,12 @@ def three_block_split(
         # Independent across models, as in the paper: each draws its own subset.
         members[rng.choice(remainder, size=per_model, replace=False), k] = 1
 
-    plan = pd.DataFrame({
+    plan = pd.DataFrame({  # every column at once: one insert per model fragments the frame
         "item_id": ids.to_numpy(),
         "split": np.where(block == "calibration", "calibration", "test"),
         "block": block.astype(str),
+        **{f"member_{name}": members[:, k] for k, name in enumerate(names)},
     })
-    for k, name in enumerate(names):
-        plan[f"member_{name}"] = members[:, k]
     if scores is not None:
         plan = attach_scores(plan, scores, rng=rng)
     return plan
@@ -197,9 +196,5 @@ def attach_scores(plan: pd.DataFrame, scores: ScoreSource, *, rng: np.random.Gen
         raise ValueError(f"scores must have shape {members.shape} (items x models), got {matrix.shape}")
     if not np.all(np.isfinite(matrix)):
         raise ValueError("scores must be finite")
-    out = plan.drop(columns=member_cols)
-    for k, col in enumerate(member_cols):
-        out["score_" + col[len("member_"):]] = matrix[:, k]
-    for col in member_cols:
-        out[col] = plan[col].to_numpy()
-    return out
+    score_cols = pd.DataFrame(matrix, columns=["score_" + col[len("member_"):] for col in member_cols], index=plan.index)
+    return pd.concat([plan.drop(columns=member_cols), score_cols, plan[member_cols]], axis=1)

@@ -27,19 +27,16 @@ def wide_table(cal_scores: np.ndarray, test_scores: np.ndarray, test_members: np
     m, n_models = cal_scores.shape
     n = test_scores.shape[0]
     models = list(models) if models is not None else [f"m{k}" for k in range(n_models)]
-    frame = pd.DataFrame(
-        {
-            "item_id": [f"c{i}" for i in range(m)] + [f"t{i}" for i in range(n)],
-            "split": ["calibration"] * m + ["test"] * n,
-        }
-    )
     scores = np.vstack([cal_scores, test_scores])
     members = np.vstack([np.ones((m, n_models), dtype=np.int8), test_members.astype(np.int8)])
-    for k, name in enumerate(models):
-        frame[f"score_{name}"] = scores[:, k]
-    for k, name in enumerate(models):
-        frame[f"member_{name}"] = members[:, k]
-    return frame
+    # Every column in one construction: adding thousands of models one column at a time fragments the frame.
+    columns = {
+        "item_id": [f"c{i}" for i in range(m)] + [f"t{i}" for i in range(n)],
+        "split": ["calibration"] * m + ["test"] * n,
+        **{f"score_{name}": scores[:, k] for k, name in enumerate(models)},
+        **{f"member_{name}": members[:, k] for k, name in enumerate(models)},
+    }
+    return pd.DataFrame(columns)
 
 
 def paper_synthetic(
