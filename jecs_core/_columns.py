@@ -45,12 +45,14 @@ class Where:
 
     ``origin[i]`` is the 0-based row of the source that frame row ``i`` came from (a long
     table's rows are pivoted to one row per item). Rows are 1-based data rows (the header not
-    counted); when the frame was read from a file, the spreadsheet row (header = row 1) follows.
+    counted); when the frame was read from a file, the spreadsheet row (header = row 1) follows:
+    ``from_file`` is ``True`` (rows one below the data row) or a :class:`jecs_core._csv_rows.SheetRows`,
+    which counts blank lines too and adds the editor's line where a quoted line break makes it differ.
     """
 
     source: str
     origin: np.ndarray
-    from_file: bool = False
+    from_file: object = False
 
     def rows(self, mask_or_index, limit: int = MAX_ROWS_LISTED) -> str:
         index = np.asarray(mask_or_index)
@@ -60,7 +62,12 @@ class Where:
         more = f" and {len(rows) - limit} more" if len(rows) > limit else ""
         text = f"row{plural} {', '.join(str(int(r)) for r in rows[:limit])}{more}"
         if self.from_file:
-            text += f" (spreadsheet row{plural} {', '.join(str(int(r) + 1) for r in rows[:limit])}{more})"
+            shown = rows[:limit] - 1
+            sheet, lines = self.from_file(shown) if callable(self.from_file) else (shown + 2, shown + 2)
+            listed = ", ".join(str(int(r)) for r in sheet)
+            if list(lines) != list(sheet):  # a quoted cell's line breaks before the row: an editor's line differs
+                listed += f"{more}; line{plural} " + ", ".join(str(int(r)) for r in lines)
+            text += f" (spreadsheet row{plural} {listed}{more})"
         return text
 
     def problem(self, column: str | None, text: str) -> str:

@@ -126,11 +126,16 @@ def check_output_path(path: str | Path, *, suffixes=WRITE_SUFFIXES, inputs=(), w
     Paths are compared after resolving symlinks, so ``--out link-to-input.csv`` is caught too.
     """
     path = Path(path)
+    if path.name.lower() in suffixes:  # ".csv" alone: Path reads it as a hidden file with no extension
+        raise ValueError(f"{what}: {path} has no file name before {path.name}; name the file, e.g. out{path.name}")
     if path.suffix.lower() not in suffixes:
         raise ValueError(f"{what}: {path} must end in {' or '.join(suffixes)}")
     if path.is_dir():
         raise ValueError(f"{what}: {path} is a directory; name a file")
     if not path.parent.is_dir():
+        above = next((p for p in path.parents if p.exists()), None)
+        if above is not None and not above.is_dir():
+            raise ValueError(f"{what}: {above} is a file, not a directory; {path} cannot be written inside it")
         raise ValueError(f"{what}: directory {path.parent} does not exist")
     resolved = path.resolve()
     for source in inputs:

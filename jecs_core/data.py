@@ -19,6 +19,7 @@ import pandas as pd
 
 from ._columns import by_split
 from ._csv_chunks import read_clean_wide_csv
+from ._csv_rows import sheet_rows
 from ._long import detect_layout
 from ._rows import row_any
 from .contract import (
@@ -31,7 +32,6 @@ from .contract import (
     check_frame,
     validate_frame,
 )
-from .formats import table_kind
 from .io import LONG_TABLE_COLUMNS, ScoreTableError, file_sha256, read_as_written, read_table, read_table_bytes
 
 
@@ -148,7 +148,7 @@ def table_from_frame(
     layout: str = "auto",
     lower_is_member: bool = False,
     source_sha256: str | None = None,
-    from_file: bool = False,
+    from_file: object = False,
 ) -> ScoreTable:
     """Validate a DataFrame against the data contract (:mod:`jecs_core.contract`) and build a :class:`ScoreTable`.
 
@@ -166,8 +166,8 @@ def table_from_frame(
         e.g. raw perplexity or loss); they are negated on load.
     source_sha256 : str, optional
         Hash of the source bytes, recorded in exports.
-    from_file : bool
-        The frame was read from a CSV file: messages add the spreadsheet row (header = row 1).
+    from_file : bool or jecs_core._csv_rows.SheetRows
+        Read from a CSV file: messages add the spreadsheet row (header = row 1; SheetRows counts blank lines).
 
     Returns
     -------
@@ -259,7 +259,7 @@ def load_scores(path: str | Path, *, layout: str = "auto", lower_is_member: bool
             return ScoreTable(**chunked, source=str(path), source_sha256=digest.result())
         frame = read_table(path, text_columns=lambda header: read_as_written(header, layout))
     return table_from_frame(frame, source=str(path), layout=layout, lower_is_member=lower_is_member,
-                            source_sha256=digest.result(), from_file=table_kind(path) == "csv")
+                            source_sha256=digest.result(), from_file=sheet_rows(path))
 
 
 def load_scores_bytes(data: bytes, name: str, *, layout: str = "auto", lower_is_member: bool = False,
@@ -292,7 +292,7 @@ def load_scores_bytes(data: bytes, name: str, *, layout: str = "auto", lower_is_
     frame = read_table_bytes(data, name, text_columns=lambda header: read_as_written(header, layout))
     report(f"Checking {len(frame):,} rows against the data contract…")
     return table_from_frame(frame, source=str(name), layout=layout, lower_is_member=lower_is_member,
-                            source_sha256=hashlib.sha256(data).hexdigest(), from_file=table_kind(name) == "csv")
+                            source_sha256=hashlib.sha256(data).hexdigest(), from_file=sheet_rows(data, name))
 
 
 __all__ = ["COVARIATE_PREFIX", "LONG_TABLE_COLUMNS", "MEMBER_PREFIX", "MIN_CALIBRATION", "SCORE_PREFIX", "SPLITS",

@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from ._arrow_cells import plain_cells, to_frame
-from ._csv_rows import long_row, short_row, short_row_problem
+from ._csv_rows import long_row_problem, parse_problem, short_row, short_row_problem
 from ._mixed_columns import text_where_mixed
 from ._roles import read_as_written  # noqa: F401  (re-exported for the readers outside the core)
 from ._writers import (  # noqa: F401  (re-exported: io is the one place to import them from)
@@ -133,15 +133,24 @@ def csv_header(stream, source: str) -> list[str]:
                               "read)") from None
     except csv.Error as exc:
         raise ScoreTableError(f"{source}: could not read the CSV header ({exc.__class__.__name__}: {_one_line(exc)})") from None
-    if row is None:
+    blank = row is not None and len(row) <= 1 and not "".join(row).strip()  # csv gives [] for an empty line
+    if row is None or (blank and not any(map(str.strip, stream))):  # white space only reads as nothing too
         raise ScoreTableError(f"{source}: the file is empty")
-    if not row:  # csv gives [] for a blank line; a reader that skipped it would take the next line as the header
+    if blank:  # a reader that skipped it would take the next line as the header
         raise ScoreTableError(f"{source}: line 1 is blank; the header (item_id, split, score_<model>, ...) must be "
                               "the first line")
+    hint = ",".join(row)
+    if len(hint) == 5 and hint[:4].lower() == "sep=":  # Excel's "sep=," (or "sep=;") line above the header
+        raise ScoreTableError(f"{source}: line 1 ({hint!r}) is Excel's separator hint, not the header; delete "
+                              "that line, so that the header (item_id, split, score_<model>, ...) is the first line")
     for sep, word in ((";", "semicolon"), ("\t", "tab"), ("|", "pipe")):  # "item_id;split;score_a" read as one name
         if sum(name.count(sep) for name in row) >= len(row):
             raise ScoreTableError(f"{source}: looks {word}-separated ({sep!r} in its header line); save it as "
                                   "comma-separated CSV (in a spreadsheet: 'CSV, comma delimited')")
+    marked = [i + 1 for i, name in enumerate(row) if name.startswith("\ufeff")]  # a file saved with two of them
+    if marked:
+        raise ScoreTableError(f"{source}: column {marked[0]} ({row[marked[0] - 1].lstrip(chr(0xFEFF))!r}) starts with a "
+                              "stray byte-order mark (U+FEFF, an invisible character); delete that character from the header line")
     return check_header(row, source)
 
 
@@ -176,8 +185,10 @@ def _read_csv(handle, header: list[str], source: str, text_columns=("item_id",))
     except pd.errors.EmptyDataError:
         raise ScoreTableError(f"{source}: the file is empty") from None
     except pd.errors.ParserWarning:
-        raise ScoreTableError(f"{source}: {long_row(handle, len(header))} has more fields than the header's "
-                              f"{len(header)}; quote text that holds commas") from None
+        raise ScoreTableError(long_row_problem(source, handle, len(header))) from None
+    except pd.errors.ParserError as exc:  # its line numbers skip blank lines and a quoted cell's line breaks
+        found = parse_problem(source, handle, len(header), str(exc))
+        raise ScoreTableError(found or f"{source}: could not be read as CSV (ParserError: {_one_line(exc)})") from None
     except UnicodeDecodeError as exc:  # a Latin-1 cell far below a UTF-8 header
         raise ScoreTableError(f"{source}: not UTF-8 text ({_one_line(exc)}); save it as CSV UTF-8") from None
     except Exception as exc:  # the parser raises many types for malformed input
@@ -244,6 +255,8 @@ def read_table(path: str | Path, *, text_columns=("item_id",)) -> pd.DataFrame:
         One line naming the file: missing, a directory, an unknown extension, unreadable,
         or a duplicate / empty column name.
     """
+    if not str(path).strip():  # Path("") is the working directory
+        raise ScoreTableError(f"the path is empty ({str(path)!r}); name a .csv or .parquet file")
     path = Path(path)
     source = str(path)
     if not path.exists():

@@ -73,7 +73,7 @@ def test_size_limit():
         ("scores.pkl", pickle.dumps(pd.DataFrame({"a": [1]})), "unsupported file type '.pkl'"),
         ("broken.parquet", b"not parquet at all", "could not be read as Parquet"),
         ("scores.xlsx", b"PK\x03\x04", "unsupported file type '.xlsx'"),
-        ("ragged.csv", b'item_id,split\n"unclosed,test\n', "could not be read as CSV"),
+        ("ragged.csv", b'item_id,split\n"unclosed,test\n', "line 2 opens a quoted cell (\") that is never closed"),
     ],
 )
 def test_unreadable_files(name, data, expected):

@@ -39,18 +39,19 @@ def test_empty_header_is_refused(tmp_path):
 
 
 def test_row_longer_than_header_is_an_error_not_an_index(tmp_path):
-    with pytest.raises(ScoreTableError, match=r"^u.csv: line 2 has more fields than the header's 2"):
+    with pytest.raises(ScoreTableError, match=r"^u.csv: line 2 has 3 field\(s\), more than the header's 2; quote text that holds commas$"):
         read_table_bytes(b"item_id,split\n1,test,3\n", "u.csv")
     # A comment line above the header: the header is one field wide, and the error names the line.
     path = tmp_path / "c.csv"
     path.write_text('# exported 2026-01-01\nitem_id,split,score_a\n"a,b",test,1\n')
-    with pytest.raises(ScoreTableError, match=r"^.*c.csv: line 2 has more fields than the header's 1"):
+    with pytest.raises(ScoreTableError, match=r"^.*c.csv: line 2 has 3 field\(s\), more than the header's 1; quote text"):
         read_table(path)
 
 
 @pytest.mark.parametrize(("data", "message"), [
-    (b"\n", r"line 1 is blank; the header .* must be the first line"),
-    (b"\r\n\r\n", r"line 1 is blank"),
+    (b"\n", r"the file is empty$"),
+    (b"\r\n\r\n", r"the file is empty$"),
+    (b"\n\nitem_id\n", r"line 1 is blank; the header .* must be the first line"),
     (b"\nitem_id,split,score_a\nt1,test,1\n", r"line 1 is blank"),
     (b"item_id|split|score_a\nt1|test|1\n", r"looks pipe-separated"),
     (b"item_id\tsplit\tscore_a\nt1\ttest\t1\n", r"looks tab-separated"),
@@ -262,10 +263,12 @@ def test_the_row_scans_leave_the_callers_buffer_open():
     # An upload's bytes are read again after the scan (a column of mixed types): the scan must not close them.
     import io
 
-    from jecs_core._csv_rows import long_row, short_row
+    from jecs_core._csv_rows import long_row_problem, parse_problem, short_row
 
     text = b"item_id,split,score_a,note\nc1,calibration,1,1\nc2,calibration,2,two\nt1,test,3\nt2,test,4,5,6\n"
     buffer = io.BytesIO(text)
-    assert short_row(buffer, 4) == (4, 3) and long_row(buffer, 4) == "line 5"
+    assert short_row(buffer, 4) == (4, 3)
+    assert long_row_problem("u.csv", buffer, 4) == "u.csv: line 5 has 5 field(s), more than the header's 4; quote text that holds commas"
+    assert parse_problem("u.csv", buffer, 4, "") == long_row_problem("u.csv", buffer, 4)
     assert not buffer.closed and buffer.getvalue() == text
     assert short_row(io.BytesIO(b"a,b\n1,2\n\n \n3,4\n"), 2) is None  # blank lines are not rows
