@@ -162,21 +162,23 @@ def _from_long(frame: pd.DataFrame, metric: str, models, source: str) -> Results
 
 
 def _other_metric(columns: dict[str, str], metric: str) -> tuple[dict[str, str], list[str]]:
-    """Split off another metric's full set of columns from the ``<metric>_`` ones, with a note saying so.
+    """Split off other metrics' full sets of columns from the ``<metric>_`` ones, with a note for each.
 
     ``acc_norm_m0, acc_norm_m1`` beside ``acc_m0, acc_m1`` are the metric ``acc_norm``, not models
-    ``norm_m0, norm_m1`` of ``acc``: a group ``<word>_<model>`` that covers exactly the remaining models.
+    ``norm_m0, norm_m1`` of ``acc``: a group ``<word>_<model>`` that covers exactly the models left
+    once every such group is set aside (``acc_stderr_<model>`` may sit beside them too).
     """
-    notes = []
-    for model in sorted(columns, key=len, reverse=True):
-        word, _, rest = model.partition("_")
-        group = {m for m in columns if m.startswith(f"{word}_") and m[len(word) + 1:] in columns}
-        base = {m[len(word) + 1:] for m in group}
-        if rest and model in group and base == set(columns) - group and len(base) > 0:
-            notes.append(f"columns {[columns[m] for m in sorted(group)]} are read as the metric '{metric}_{word}', "
-                         f"not as models of '{metric}'; --metric {metric}_{word} ranks on them")
-            columns = {m: c for m, c in columns.items() if m not in group}
-    return columns, notes
+    groups: dict[str, set[str]] = {}
+    for name in columns:
+        word, _, rest = name.partition("_")
+        if rest in columns:
+            groups.setdefault(word, set()).add(name)
+    plain = set(columns).difference(*groups.values())
+    other = {word: group for word, group in groups.items() if plain and {m.partition("_")[2] for m in group} == plain}
+    notes = [f"columns {[columns[m] for m in sorted(group)]} are read as the metric '{metric}_{word}', not as models "
+             f"of '{metric}'; --metric {metric}_{word} ranks on them" for word, group in sorted(other.items())]
+    dropped = set().union(*other.values())
+    return {m: c for m, c in columns.items() if m not in dropped}, notes
 
 
 def _from_wide(frame: pd.DataFrame, metric: str, models, source: str) -> ResultsTable:

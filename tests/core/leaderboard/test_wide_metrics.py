@@ -38,3 +38,10 @@ def test_models_named_like_a_prefix_of_each_other_stay_models_when_no_full_group
 def test_an_extra_column_with_the_prefix_is_still_a_model_and_the_table_says_which():
     frame = _wide(("m0", "m1"), ("correct",)).assign(correct_answer=1)
     assert results_from_frame(frame).models == ("m0", "m1", "answer")
+
+
+def test_several_longer_metrics_beside_the_shorter_are_each_set_aside():
+    frame = _wide(("m0", "m1"), ("acc", "acc_norm", "acc_stderr"))
+    read = results_from_frame(frame, metric="acc")
+    assert read.models == ("m0", "m1") and len(read.notes) == 2
+    assert "'acc_norm'" in read.notes[0] and "'acc_stderr'" in read.notes[1]
