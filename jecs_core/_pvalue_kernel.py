@@ -115,6 +115,8 @@ def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generat
     m = cal.shape[0]
     if m == 0:
         raise ValueError("calibration_scores must have at least one row")
+    if cal.shape[1] == 0:
+        raise ValueError("test_scores and calibration_scores must have at least one column (model)")
     if rng is not None and not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator or None, got {type(rng).__name__}")
 

@@ -53,6 +53,12 @@ def sorted_max_p(pvalues) -> tuple[np.ndarray, np.ndarray]:
     return shared[1]
 
 
+def is_shared(pvalues) -> bool:
+    """True inside a :func:`sharing_max_p` block that holds this very array (its owner keeps it unchanged)."""
+    shared = _SHARED.get()
+    return shared is not None and shared[0] is pvalues
+
+
 def shared_p_max(pvalues) -> np.ndarray | None:
     """The read-only max-p vector of ``pvalues`` when a :func:`sharing_max_p` block holds this very
     array, else ``None`` (the caller takes its own maximum: no sort it does not need)."""

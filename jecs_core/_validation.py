@@ -23,9 +23,53 @@ def check_alpha(alpha: float, name: str = "alpha") -> float:
     return value
 
 
+_REFUSED_KINDS = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "text", "M": "dates", "m": "time spans",
+                  "V": "raw bytes"}
+
+
+def _refused_element(values: np.ndarray) -> str | None:
+    """What an object array holds that is no number (text, booleans), or ``None``."""
+    for value in values.ravel():
+        if isinstance(value, (str, bytes)):
+            return f"text ({value!r})"
+        if isinstance(value, (bool, np.bool_)):
+            return f"booleans ({value!r})"
+        if isinstance(value, complex):
+            return f"complex numbers ({value!r})"
+    return None
+
+
+def real_array(values, name: str, dtype=float) -> np.ndarray:
+    """``values`` as an array of ``dtype``: numbers only; booleans, complex numbers, text and dates are refused
+    (``True`` is no p-value, ``"0.5"`` no score), and pandas' missing values become NaN for the caller to refuse."""
+    if isinstance(values, (str, bytes, dict, set)):
+        raise ValueError(f"{name} must be an array of numbers, got {type(values).__name__}")
+    if hasattr(values, "to_numpy") and hasattr(values, "dtypes"):  # a DataFrame or Series
+        kinds = [getattr(d, "kind", "O") for d in (values.dtypes if getattr(values, "ndim", 1) == 2 else [values.dtype])]
+        refused = next((_REFUSED_KINDS[k] for k in kinds if k in _REFUSED_KINDS), None)
+        refused = refused or (_refused_element(values.to_numpy(dtype=object)) if "O" in kinds else None)
+        if refused:
+            raise ValueError(f"{name} must hold numbers only, got {refused}")
+        try:
+            return values.to_numpy(dtype=dtype, na_value=np.nan)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must hold numbers only ({' '.join(str(exc).split())})") from None
+    try:
+        raw = np.asarray(values)
+    except (TypeError, ValueError):  # rows of different lengths
+        raise ValueError(f"{name} must be a rectangular array of numbers (rows of one length)") from None
+    refused = _REFUSED_KINDS.get(raw.dtype.kind) or (_refused_element(raw) if raw.dtype.kind == "O" else None)
+    if refused:
+        raise ValueError(f"{name} must hold numbers only, got {refused}")
+    try:
+        return raw.astype(dtype, copy=False)
+    except (TypeError, ValueError) as exc:  # None, pd.NA or another object in an object array
+        raise ValueError(f"{name} must hold numbers only ({' '.join(str(exc).split())})") from None
+
+
 def check_probability_vector(values, name: str) -> np.ndarray:
     """Return ``values`` as a 1-D float array of numbers in [0, 1]."""
-    arr = np.asarray(values, dtype=float)
+    arr = real_array(values, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
     # min and max alone catch NaN (it propagates and fails both comparisons) and infinities.
@@ -62,7 +106,7 @@ def frozen(arr: np.ndarray) -> np.ndarray:
 
 def check_pvalue_matrix(values, name: str = "pvalues") -> np.ndarray:
     """Return an (n, K) float array of p-values; a 1-D input is one model (K = 1)."""
-    arr = np.asarray(values, dtype=float)
+    arr = real_array(values, name)
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2:
@@ -156,14 +200,8 @@ def check_score_matrix(values, name: str, *, keep_float32: bool = False) -> np.n
     float64, except that a float32 array stays float32 when ``keep_float32`` is set (for code whose
     results depend only on comparisons between scores, which widening would not change).
     """
-    try:
-        if hasattr(values, "to_numpy") and hasattr(values, "dtypes"):  # a DataFrame: pandas' NA as NaN, refused below
-            arr = values.to_numpy(dtype=float, na_value=np.nan)
-        else:
-            kept = keep_float32 and getattr(values, "dtype", None) == np.float32
-            arr = np.asarray(values, dtype=np.float32 if kept else float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must hold numbers only ({' '.join(str(exc).split())})") from None
+    kept = keep_float32 and not hasattr(values, "dtypes") and getattr(values, "dtype", None) == np.float32
+    arr = real_array(values, name, np.float32 if kept else float)  # pandas' NA as NaN, refused below
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2:

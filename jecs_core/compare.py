@@ -11,7 +11,7 @@ import pandas as pd
 
 from ._rows import row_max
 from ._shared_max_p import shared_p_max, sharing_max_p
-from ._validation import check_alpha, check_pvalue_matrix, frozen
+from ._validation import check_alpha, check_mask, check_pvalue_matrix, frozen
 from .conformal import table_pvalues
 from .data import ScoreTable
 from .envelope import DEFAULT_LAMBDA_GRID
@@ -174,9 +174,7 @@ def compare_pvalues(
     models = tuple(models) if models is not None else tuple(f"m{k}" for k in range(p.shape[1]))
     if len(models) != p.shape[1]:
         raise ValueError(f"models has {len(models)} names but pvalues has {p.shape[1]} columns")
-    con = None if contaminated is None else np.asarray(contaminated, dtype=bool)
-    if con is not None and con.shape != (p.shape[0],):
-        raise ValueError(f"contaminated must have shape ({p.shape[0]},), got {con.shape}")
+    con = None if contaminated is None else check_mask(contaminated, p.shape[0], "contaminated")
     unknown = sorted(set(options) - set(declared_options()))
     if unknown:
         raise ValueError(f"unknown rule option(s) {unknown}; declared: {sorted(declared_options())}")
@@ -189,7 +187,13 @@ def compare_pvalues(
             if fit is None:
                 rule = REGISTRY[name]
                 fit = rule.prepare(p, **rule.accepted(options))
+            elif not callable(getattr(fit, "select", None)):
+                raise ValueError(f"fits[{name!r}] must be an alpha-free fit (get_rule({name!r}).prepare(p)), "
+                                 f"got {type(fit).__name__}")
             results[name] = fit.select(alpha)
+            if np.shape(results[name].selected) != (p.shape[0],):
+                raise ValueError(f"fits[{name!r}] was prepared on {np.shape(results[name].selected)[0]} items, "
+                                 f"not on these {p.shape[0]}")
     return Comparison(alpha=alpha, models=models, pvalues=p, results=results, contaminated=con)
 
 

@@ -53,6 +53,9 @@ def table_pvalues(table, *, rng: np.random.Generator | None = None, covariates=N
     array([[0.25, 0.25],
            [0.75, 0.75]])
     """
+    if not (hasattr(table, "test") and hasattr(table, "calibration")):
+        raise ValueError(f"table must be a ScoreTable (from load_scores or table_from_frame), got {type(table).__name__}; "
+                         "for score arrays use conformal_pvalues(test_scores, calibration_scores)")
     if shift_method not in ("auto", "weighted", "residual", "none"):
         raise ValueError(f"shift_method must be 'auto', 'weighted', 'residual' or 'none', got {shift_method!r}")
     if covariates is None or shift_method == "none":

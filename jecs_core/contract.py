@@ -16,8 +16,7 @@ Refused, never renamed or dropped:
   ``p_*``, and a model called ``max`` or ``tilde`` (its ``p_<model>`` column would be the
   export's ``p_max`` / ``p_tilde``).
 
-Rows in messages are 1-based data rows (the header not counted); for a table read from a file
-the spreadsheet row (header = row 1) follows in brackets.
+Rows in messages are 1-based data rows; for a file the spreadsheet row (header = row 1) follows.
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ import pandas as pd
 from ._columns import SPLITS, Where, empty_split, empty_text, label_column, numeric_column, plain_block, show, split_rows
 from ._long import detect_layout, long_hint, long_to_wide
 from ._roles import COVARIATE_PREFIX, MEMBER_PREFIX, RESERVED_MODELS, SCORE_PREFIX, is_reserved_column, misspelled_scores
+from ._validation import check_alpha, check_positive_int
 from .io import ScoreTableError, check_header, one_line
 
 # With one calibration item a per-model conformal p-value is 1/2 or 1: no table is usable.
@@ -250,6 +250,7 @@ def calibration_reach(m: int, n: int, alpha: float) -> dict:
     p-value is at least ``1/(m+1)`` (it needs ``1/(m+1) <= alpha*r/n``); ``None`` when no ``r <= n`` works.
     The first cut ``alpha/n`` is usually below ``1/(m+1)`` in real audits, so this is recorded, not warned.
     """
+    m, n, alpha = check_positive_int(m, "m", minimum=0), check_positive_int(n, "n", minimum=0), check_alpha(alpha)
     smallest = 1.0 / (m + 1)
     fewest = int(np.ceil(n * smallest / alpha - 1e-12)) if n else None
     return {"m": int(m), "smallest_pvalue": smallest, "bh_first_cut": alpha / n if n else None,
@@ -285,6 +286,7 @@ def calibration_warnings(m: int, n: int, alpha: float) -> list[str]:
     >>> len(calibration_warnings(5, 500, 0.1))
     1
     """
+    m, n, alpha = check_positive_int(m, "m", minimum=0), check_positive_int(n, "n", minimum=0), check_alpha(alpha)
     smallest = 1.0 / (m + 1)
     if smallest <= alpha:
         return []

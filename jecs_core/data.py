@@ -22,6 +22,7 @@ from ._csv_chunks import read_clean_wide_csv
 from ._csv_rows import sheet_rows
 from ._long import detect_layout
 from ._rows import row_any
+from ._table_blocks import settle_blocks
 from .contract import (
     COVARIATE_PREFIX,
     MEMBER_PREFIX,
@@ -80,10 +81,7 @@ class ScoreTable:
     calibration_extra: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def __post_init__(self):
-        # Tables built by hand (tests, generators) get empty covariate blocks of the right shape.
-        for name, rows in (("covariates", self.test), ("calibration_covariates", self.calibration)):
-            if getattr(self, name) is None:
-                object.__setattr__(self, name, np.empty((rows.shape[0], len(self.covariate_names))))
+        settle_blocks(self)  # a hand-built table: blocks that disagree are refused here, naming the field
 
     @property
     def n(self) -> int:

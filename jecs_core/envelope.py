@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._validation import check_knn, check_lambda, check_lambda_grid
+from ._validation import check_knn, check_lambda, check_lambda_grid, check_probability_vector
 
 if TYPE_CHECKING:  # pandas only for to_frame: the rules import this module on their first call
     import pandas as pd
@@ -157,7 +157,7 @@ def fit_envelope(p_max, lam: float, *, knn: int | None = None) -> Envelope:
     """
     lam = check_lambda(lam)
     knn = check_knn(knn)
-    env = fit_from_sorted(np.sort(np.asarray(p_max, dtype=float)), lam, knn)
+    env = fit_from_sorted(np.sort(check_probability_vector(p_max, "p_max")), lam, knn)
     if env is None:
         raise ValueError(f"no max-p value lies above lam={lam}; the envelope needs a non-empty right tail")
     return env

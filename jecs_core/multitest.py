@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._step_up import last_pass, step_up_rank
-from ._validation import check_alpha, check_probability_vector
+from ._validation import check_alpha, check_fraction, check_probability_vector
 
 
 @dataclass(frozen=True)
@@ -46,10 +46,7 @@ class StepUpResult:
 
 
 def _check_pi0(pi0: float) -> float:
-    value = float(pi0)
-    if not np.isfinite(value) or not 0.0 < value <= 1.0:
-        raise ValueError(f"pi0 must be in (0, 1], got {pi0!r}")
-    return value
+    return check_fraction(pi0, "pi0", include_zero=False)
 
 
 # Binary searches tried before the step-up scans what is left of the sorted values.
@@ -129,9 +126,15 @@ def storey_bh(pvalues, *, alpha: float, pi0: float = 1.0, sorted_values: np.ndar
     values = check_probability_vector(pvalues, "pvalues")
     alpha = check_alpha(alpha)
     pi0 = _check_pi0(pi0)
-    ordered = np.sort(values) if sorted_values is None else sorted_values
-    r_star = step_up_sorted(ordered, alpha, pi0)
     n = values.shape[0]
+    if sorted_values is None:
+        ordered = np.sort(values)
+    else:  # a wrong one would give a wrong selection in silence: its shape, ends and order are checked
+        ordered = np.asarray(sorted_values, dtype=float)
+        if ordered.shape != values.shape or (n and (ordered[0] != values.min() or ordered[-1] != values.max()
+                                                    or bool((ordered[1:] < ordered[:-1]).any()))):
+            raise ValueError("sorted_values must be numpy.sort(pvalues)")
+    r_star = step_up_sorted(ordered, alpha, pi0)
     if r_star == 0:
         return StepUpResult(np.zeros(n, dtype=bool), 0, 0.0, alpha, pi0)
     threshold = alpha * r_star / (pi0 * n)

@@ -254,13 +254,17 @@ def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_L
         )
         if warn:
             warnings.warn(reason, JECSFallbackWarning, stacklevel=2)
-        return JECSFit(p_star, ordered, grid, mode, None, p_star, ordered, 1.0, reason)
+        return JECSFit(p_star, ordered, grid, mode, None, frozen(p_star), frozen(ordered), 1.0, reason)
     env = grid.envelopes[grid.chosen]
     if warn and knn is not None and env.k_n < knn:  # the kNN density needs k_n of the tail's values
         warnings.warn(f"knn = {knn} is more than the {env.k_n} max-p values above lambda = {env.lam:g}; "
                       f"k_n = {env.k_n} is used", UserWarning, stacklevel=2)
-    # The envelope is non-decreasing, so transforming the sorted values keeps them sorted.
-    return JECSFit(p_star, ordered, grid, mode, env, env(p_star), env(ordered), env.pi0_hat, None)
+    # The envelope is non-decreasing, so transforming the sorted values keeps them sorted. Read-only: every
+    # result of this fit hands out p_tilde, and a write into one would change the next select().
+    p_tilde, sorted_p_tilde = env(p_star), env(ordered)
+    p_tilde.setflags(write=False)
+    sorted_p_tilde.setflags(write=False)
+    return JECSFit(p_star, ordered, grid, mode, env, p_tilde, sorted_p_tilde, env.pi0_hat, None)
 
 
 def jecs(pvalues, *, alpha: float, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_LAMBDA_GRID) -> JECSResult:

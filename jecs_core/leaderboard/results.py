@@ -1,10 +1,7 @@
 """Per-item results of K models: the :class:`ResultsTable` and its readers for long and wide tables.
 
-A results table holds one number per (item, model): ``correct`` (0/1) by default, or any numeric
-per-item metric (``exact_match``, ``f1``, ...).  Two table layouts are read here:
-
-* long: ``item_id, model, <metric>`` (one row per item and model);
-* wide: ``item_id, <metric>_<model>`` (one row per item).
+A results table holds one number per (item, model): ``correct`` (0/1) by default, or any per-item metric
+(``exact_match``, ``f1``), from a long (``item_id, model, <metric>``) or a wide table (``item_id, <metric>_<model>``).
 
 lm-evaluation-harness sample logs are read in :mod:`jecs_core.leaderboard.lmeval`.  Nothing is
 dropped or renamed: a duplicate pair, an empty or non-numeric cell, an unknown model is a one-line
@@ -19,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._validation import real_array
 from ..io import read_table, read_table_bytes
 
 DEFAULT_METRIC = "correct"
@@ -55,9 +53,15 @@ class ResultsTable:
 
     def __post_init__(self):
         # A table built by hand gets the same checks as one read from a file.
+        if isinstance(self.models, (str, bytes)) or not hasattr(self.models, "__iter__"):
+            raise ValueError(f"models must be a sequence of model names, got {self.models!r}")
         models = tuple(str(m) for m in self.models)
-        ids = np.asarray(self.item_ids, dtype=object).astype(str).astype(object)
-        values = np.asarray(self.values, dtype=float)
+        ids = np.asarray(self.item_ids, dtype=object)
+        if ids.ndim != 1:
+            raise ValueError(f"item_ids must be a one-dimensional sequence of ids, got {type(self.item_ids).__name__}")
+        ids = ids.astype(str).astype(object)
+        boolean = getattr(getattr(self.values, "dtype", None), "kind", "") == "b"  # correct as True/False: 1/0
+        values = np.asarray(self.values, dtype=float) if boolean else real_array(self.values, "values")
         if values.ndim == 1 and len(models) == 1:
             values = values[:, None]
         if values.shape != (ids.shape[0], len(models)):

@@ -7,7 +7,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .._validation import check_alpha, check_pvalue_matrix
+from .._shared_max_p import is_shared
+from .._validation import check_alpha, check_pvalue_matrix, frozen
 from ..multitest import column_step_up
 from ..results import SelectionResult
 from .registry import Guarantee, Rule
@@ -113,7 +114,10 @@ class PerModelFit:
 
 def _fitter(rule: str):
     def fit(pvalues) -> PerModelFit:
-        return PerModelFit(rule, check_pvalue_matrix(pvalues))
+        # A read-only copy of a writeable input, so later selections stay true to what was fitted; the
+        # matrix a sharing_max_p block holds is its owner's to keep unchanged, and is not copied.
+        p = check_pvalue_matrix(pvalues)
+        return PerModelFit(rule, p if is_shared(p) else frozen(p))
 
     fit.__doc__ = f"Alpha-free part of the {rule} baseline; ``fit(p).select(a)`` equals the direct call."
     return fit

@@ -31,8 +31,16 @@ def test_dataframes_with_other_columns_are_refused():
 @pytest.mark.parametrize("scores, message", [
     (pd.DataFrame({"a": pd.array([1.0, None], dtype="Float64")}), r"test_scores must be finite; found nan at row 1"),
     (pd.DataFrame({"a": pd.array([1, None], dtype="Int64")}), r"test_scores must be finite; found nan at row 1"),
-    (pd.DataFrame({"a": ["x", "1"]}), r"test_scores must hold numbers only \(could not convert"),
-    (np.array(["x", "y"]), r"test_scores must hold numbers only"),
+    (pd.DataFrame({"a": ["x", "1"]}), r"test_scores must hold numbers only, got text \('x'\)"),
+    (pd.DataFrame({"a": ["1.5", "1"]}, dtype=object), r"test_scores must hold numbers only, got text \('1.5'\)"),
+    (pd.DataFrame({"a": [True, False]}), r"test_scores must hold numbers only, got booleans"),
+    (np.array(["x", "y"]), r"test_scores must hold numbers only, got text"),
+    (np.array(["1.5", "2"]), r"test_scores must hold numbers only, got text"),  # "1.5" is no score: text refused
+    (np.array([1 + 2j, 3]), r"test_scores must hold numbers only, got complex numbers"),
+    (np.array([True, False]), r"test_scores must hold numbers only, got booleans"),
+    ([[1.0], [2.0, 3.0]], r"test_scores must be a rectangular array of numbers"),
+    ({"a": 1.0}, r"test_scores must be an array of numbers, got dict"),
+    (np.array([1.0, None], dtype=object), r"test_scores must be finite; found nan at row 1"),
 ])
 def test_missing_values_and_text_name_the_argument(scores, message):
     with pytest.raises(ValueError, match=message):

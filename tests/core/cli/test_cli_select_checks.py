@@ -186,9 +186,10 @@ def test_the_scoreless_table_copies_calibration_scores_only_when_they_are_a_view
     import dataclasses
 
     table = load_scores(str(SAMPLE))
-    block = np.arange(24.0).reshape(8, 3)
-    as_view = dataclasses.replace(table, calibration=block[:4], test=block[4:])
-    owned = dataclasses.replace(table, calibration=block[:4].copy(), test=block[4:].copy())
+    m = table.m
+    block = np.arange(float((m + table.n) * table.K)).reshape(m + table.n, table.K)
+    as_view = dataclasses.replace(table, calibration=block[:m], test=block[m:])
+    owned = dataclasses.replace(table, calibration=block[:m].copy(), test=block[m:].copy())
     for source in (as_view, owned):
         scoreless = select_cli._without_test_scores(source)
         assert scoreless.calibration.base is None  # nothing in it holds the block
