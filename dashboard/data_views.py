@@ -26,13 +26,14 @@ def score_label(name: str) -> str:
 
 
 def contract_warnings(table: ScoreTable) -> None:
-    """The data contract's warnings at the current α (e.g. a calibration set too small to reach it)."""
-    for line in table.warnings(float(st.session_state.get(state.ALPHA, 0.1))):
-        st.warning(escape(line), icon=":material/warning:")
-    from jecs_core.checks import score_direction
+    """The data contract's warnings at the current α (e.g. a calibration set too small to reach it), reversed
+    scores (the usual upload mistake: a loss read as larger = member) and columns named almost as a role takes."""
+    from jecs_core.checks import role_lookalikes, score_direction
 
-    for line in score_direction(table).warnings():  # the usual upload mistake: a loss read as larger = member
-        st.warning(escape(line), icon=":material/warning:")
+    lines = [*table.warnings(float(st.session_state.get(state.ALPHA, 0.1))), *score_direction(table).warnings(),
+             *role_lookalikes(table)]
+    for line in lines:  # the box says it is a warning: the command line's prefix is left out
+        st.warning(escape(line.removeprefix("warning: ")), icon=":material/warning:")
 
 
 def distributions(table: ScoreTable) -> None:

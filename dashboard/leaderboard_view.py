@@ -35,6 +35,7 @@ from .select_view import URL_LOADED as SELECT_URL_LOADED
 METRIC = "jecs.lb_metric"
 URL_LOADED = "jecs.lb_url_loaded"
 URL_RESULTS, URL_METRIC = "results", "metric"
+RESULTS_NOTICE = "jecs.lb_results_notice"
 
 
 def _opening_alpha(data: state.ActiveData) -> float | None:
@@ -70,7 +71,8 @@ def restore_state(data: state.ActiveData) -> None:
         s[state.ALPHA] = _opening_alpha(data)
     if q.get("method") in REGISTRY:
         s[METHOD] = q["method"]
-    rule_controls.restore_from_url(q)
+    if not s.get(SELECT_URL_LOADED):  # else the Select page read the link, and the controls are what was chosen
+        rule_controls.restore_from_url(q)  # since (its URL shows the options this table allows, not the choice)
     if q.get(URL_METRIC):
         s[METRIC] = str(q[URL_METRIC])[:100]
     token = q.get(URL_RESULTS)
@@ -79,8 +81,8 @@ def restore_state(data: state.ActiveData) -> None:
         if item is not None:
             s[RESULTS] = (token, item)
         else:
-            st.session_state[state.NOTICE] = ("The results in the link are no longer held by this server; "
-                                              "upload them again.")
+            # Said on this page, the one the link opens (the frame's notice shows on Select and Data only).
+            st.session_state[RESULTS_NOTICE] = "The results in the link are no longer held by this server; upload them again."
 
 
 def write_url(alpha: float, settings: RuleSettings, delta: float) -> None:

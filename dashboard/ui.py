@@ -157,8 +157,8 @@ def guarantee_caption(methods=None) -> None:
 
 
 def _plain_markdown(text: str) -> str:
-    """Escape the characters Markdown would act on (``p*`` must not start italics)."""
-    return "".join("\\" + ch if ch in "\\`*_[]<>#$:~|" else ch for ch in text)
+    """Escape the characters Markdown would act on (``p*`` must not start italics, ``&amp;`` must not become ``&``)."""
+    return "".join("\\" + ch if ch in "\\`*_[]<>#$:~|&" else ch for ch in text)
 
 
 def warnings(messages: list[tuple[str | None, str]]) -> None:

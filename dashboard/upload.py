@@ -79,7 +79,8 @@ def problems(name: str, data: bytes, error: Exception) -> list[str]:
     line-number convention when rows are named.
     """
     lines = list(error.problems) if isinstance(error, ScoreTableError) else [str(error)]
-    if _looks_semicolon_separated(name, data):
+    # The core's header check says it for most such files; said once.
+    if _looks_semicolon_separated(name, data) and not any("semicolon" in line for line in lines):
         lines.insert(0, f"{name} looks semicolon-separated (';' in its header line). Save it as comma-separated "
                         "CSV (in a spreadsheet: 'CSV, comma delimited'), then upload it again.")
     numbered = re.compile(r"\brows? \[?\d")  # a message that names rows by number (not "the table has no rows")

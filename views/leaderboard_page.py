@@ -21,6 +21,8 @@ posthoc_view.restore_delta()
 commit_view.restore_mode()
 
 st.title("Leaderboard on the clean subset")
+if notice := st.session_state.pop(lb.RESULTS_NOTICE, None):
+    st.info(notice, icon=":material/info:")
 st.caption("Rank the models on the items the selection rule certifies as clean for all of them (the Select page's "
            "rule and α), beside the full benchmark: how much did contamination move each score and the ranking?")
 

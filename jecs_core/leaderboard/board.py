@@ -102,6 +102,15 @@ def _refuse_no_test_results(table: ScoreTable, results: ResultsTable, models: li
                      "field of each sample's doc that holds them)")
 
 
+def _another_metric(unknown: list[str], table: ScoreTable, results: ResultsTable) -> str:
+    """A hint when every unknown model is ``<word>_<model>`` of one word: a wide table's longer metric."""
+    parts = [u.partition("_") for u in unknown]
+    words = {word for word, _, model in parts}
+    if len(words) != 1 or not all(model in table.models for _, _, model in parts):
+        return ""
+    return f"; they look like the metric '{results.metric}_{words.pop()}' of the table's models: choose that metric"
+
+
 def align_results(table: ScoreTable, results: ResultsTable) -> tuple[np.ndarray, list[str]]:
     """``results`` as an (n, K) matrix over the table's test items and models, and the mismatch lines.
 
@@ -113,7 +122,7 @@ def align_results(table: ScoreTable, results: ResultsTable) -> tuple[np.ndarray,
     if unknown:
         same_letters = sorted(m.casefold() for m in results.models) == sorted(m.casefold() for m in table.models)
         raise ValueError(f"results: model(s) {unknown} are not in the score table (its models are {list(table.models)})"
-                         + ("; the names differ only in letter case" if same_letters else ""))
+                         + ("; the names differ only in letter case" if same_letters else _another_metric(unknown, table, results)))
     absent = [m for m in table.models if m not in results.models]
     if absent:
         raise ValueError(f"results: no results for model(s) {absent} of the score table ({results.source})"

@@ -53,7 +53,7 @@ def _item_id(record: dict, id_field: str | None, where: str) -> str:
         doc = record.get("doc")
         if not isinstance(doc, dict) or id_field not in doc:
             fields = sorted(doc) if isinstance(doc, dict) else []
-            raise ValueError(f"{where}: the doc has no field {id_field!r} (--id-field); its fields are {fields}")
+            raise ValueError(f"{where}: the doc has no field {id_field!r} (the id field); its fields are {fields}")
         value, what = doc[id_field], f"doc field {id_field!r}"
     number = isinstance(value, float)
     if (value is None or isinstance(value, (bool, dict, list)) or (number and not math.isfinite(value))
@@ -69,8 +69,8 @@ def _not_a_log_hint(source: str) -> str:
     if name.startswith("results_") and name.endswith(".json"):
         return ("; this is lm-eval's aggregated results file: the per-document log beside it is "
                 f"{SAMPLES_GLOB.replace('*', '<task>_<time>')}")
-    return ("; MODEL=PATH names an lm-eval samples_<task>_<time>.jsonl log (a results table, CSV or Parquet, "
-            "is given without MODEL=)")
+    return ("; an lm-eval samples_<task>_<time>.jsonl log is expected here (a results table, CSV or Parquet, is "
+            "read as a table, without a model name)")
 
 
 def _record(line, where: str, first: bool, source: str):

@@ -180,7 +180,7 @@ def _other_metric(columns: dict[str, str], metric: str) -> tuple[dict[str, str],
     plain = set(columns).difference(*groups.values())
     other = {word: group for word, group in groups.items() if plain and {m.partition("_")[2] for m in group} == plain}
     notes = [f"columns {[columns[m] for m in sorted(group)]} are read as the metric '{metric}_{word}', not as models "
-             f"of '{metric}'; --metric {metric}_{word} ranks on them" for word, group in sorted(other.items())]
+             f"of '{metric}'; choose the metric '{metric}_{word}' to rank on them" for word, group in sorted(other.items())]
     dropped = set().union(*other.values())
     return {m: c for m, c in columns.items() if m not in dropped}, notes
 

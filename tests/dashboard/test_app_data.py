@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -176,3 +177,13 @@ def test_shift_check_on_a_table_with_a_shifted_covariate(at):
     metrics = _metrics(at)
     assert metrics["Verdict"] == "shifted" and float(metrics["AUC calibration vs test"]) > 0.75
     assert any("drivers: length" in w.value for w in at.warning)  # the covariate x_length drives it
+
+
+def test_a_column_named_almost_as_a_role_is_flagged_where_the_file_is_uploaded(at):
+    frame = pd.read_csv(SAMPLE, dtype={"item_id": str}).drop(columns=[f"member_m{k}" for k in range(4)])
+    at.session_state[state.UPLOAD_PAYLOAD] = ("typo.csv", frame.rename(columns={"score_m3": "Score_m3"}).to_csv(index=False).encode())
+    at.run()
+    assert not at.exception
+    lines = [re.sub(r"\\(.)", r"\1", w.value) for w in at.warning]  # shown escaped: every character as written
+    assert any("column 'Score_m3' is carried to the export, not read as a model's scores" in line for line in lines), lines
+    assert not any(line.startswith("warning:") for line in lines)

@@ -90,6 +90,9 @@ def test_problems_lists_every_problem_and_the_hints():
     assert lines == [*listed, LINE_HINT]  # no spreadsheet row in the messages: the convention is explained
     semi = problems("b.csv", b"item_id;split;score_a\n1;test;0.5\n", ScoreTableError("b.csv: missing required column"))
     assert "semicolon-separated" in semi[0] and len(semi) == 2
+    # The core's own header check said it already: the hint is not added a second time.
+    said = "b.csv: looks semicolon-separated (';' in the header line); save it as comma-separated CSV"
+    assert problems("b.csv", b"item_id;split;score_a\n1;test;0.5\n", ScoreTableError(said)) == [said]
     assert problems("c.parquet", b";;;", ScoreTableError("c.parquet: bad")) == ["c.parquet: bad"]
 
 

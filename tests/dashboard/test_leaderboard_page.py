@@ -207,3 +207,10 @@ def test_lm_eval_sample_logs_named_in_upload_order():
     assert not at.exception and not at.error
     wide = pd.DataFrame({"item_id": table.test_ids, **{f"acc_{m}": values[m].astype(int) for m in table.models}})
     pd.testing.assert_frame_equal(_shown(at), _expected(table, wide.to_csv(index=False).encode(), "w.csv", metric="acc"))
+
+
+def test_a_link_to_results_the_server_no_longer_holds_says_so_on_this_page():
+    at = _page({"results": "0123456789abcdef"})
+    assert any("no longer held by this server" in info.value for info in at.info)
+    at.switch_page("views/select_page.py").run()  # said once, where the link led, not again elsewhere
+    assert not any("results in the link" in info.value for info in at.info)

@@ -34,8 +34,8 @@ def test_a_log_that_is_not_utf8_names_its_file_and_line(tmp_path):
 
 
 @pytest.mark.parametrize(("name", "content", "message"), [
-    ("r.parquet", b"PAR1\x15\x04\x15\xff\xa2\x00", r"line 1: not UTF-8 text .*MODEL=PATH names an lm-eval samples_"),
-    ("r.csv", b"item_id,model,correct\n0,a,1\n", r"line 1: not valid JSON .*a results table, CSV or Parquet, is given without MODEL="),
+    ("r.parquet", b"PAR1\x15\x04\x15\xff\xa2\x00", r"line 1: not UTF-8 text .*an lm-eval samples_<task>_<time>.jsonl log is expected here"),
+    ("r.csv", b"item_id,model,correct\n0,a,1\n", r"line 1: not valid JSON .*a results table, CSV or Parquet, is read as a table, without a model name"),
     ("results_2026-01-01.json", b'{\n  "results": {}\n}\n', r"line 1: not valid JSON .*lm-eval's aggregated results file"),
     ("deep.jsonl", b"[" * 100_000 + b"\n", r"line 1: not valid JSON \(nested too deeply\)"),
 ])

@@ -24,7 +24,7 @@ def test_the_longer_metric_is_not_read_as_models_of_the_shorter(models):
     assert short.models == models
     assert np.array_equal(short.values, frame[[f"acc_{m}" for m in models]].to_numpy(dtype=float))
     assert short.notes == (f"columns {[f'acc_norm_{m}' for m in sorted(models)]} are read as the metric 'acc_norm', "
-                           "not as models of 'acc'; --metric acc_norm ranks on them",)
+                           "not as models of 'acc'; choose the metric 'acc_norm' to rank on them",)
     long = results_from_frame(frame, metric="acc_norm")
     assert long.models == models and not long.notes
     assert np.array_equal(long.values, frame[[f"acc_norm_{m}" for m in models]].to_numpy(dtype=float))
@@ -45,3 +45,14 @@ def test_several_longer_metrics_beside_the_shorter_are_each_set_aside():
     read = results_from_frame(frame, metric="acc")
     assert read.models == ("m0", "m1") and len(read.notes) == 2
     assert "'acc_norm'" in read.notes[0] and "'acc_stderr'" in read.notes[1]
+
+
+def test_only_the_longer_metric_present_is_named_as_such_when_ranked(tmp_path):
+    from jecs_core import load_scores
+    from jecs_core.leaderboard import leaderboard
+
+    table = load_scores("sample_data/synthetic_k4.csv")
+    frame = pd.DataFrame({"item_id": table.test_ids, **{f"acc_norm_{m}": 1 for m in table.models}})
+    with pytest.raises(ValueError, match=r"are not in the score table .*; they look like the metric 'acc_norm' of the "
+                                         r"table's models: choose that metric"):
+        leaderboard(table, results_from_frame(frame, metric="acc"))
