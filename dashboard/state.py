@@ -103,6 +103,7 @@ class UploadOutcome:
 
     ok: bool
     lines: tuple[str, ...]
+    key: str | None = None  # the data key it was made active under
 
 
 def init_session() -> None:
@@ -232,7 +233,7 @@ def load_upload(name: str, data: bytes, file_token: str, progress=None) -> Uploa
     else:
         activate(table, upload.upload_key(table, layout), name, "upload")
         outcome = UploadOutcome(True, (f"Loaded {name}: {table.n:,} test items, {table.m:,} calibration items, "
-                                       f"{table.K} models.",))
+                                       f"{table.K} models.",), upload.upload_key(table, layout))
     st.session_state[UPLOAD_SIGNATURE] = signature
     st.session_state[UPLOAD_MESSAGE] = outcome
     return outcome

@@ -70,8 +70,14 @@ def _upload_column() -> None:
             outcome = state.load_upload(name, data, token, progress=lambda step: status.update(label=step))
             status.update(label="Upload loaded" if outcome.ok else "Upload refused",
                           state="complete" if outcome.ok else "error")
-        if outcome.ok:
+        if outcome.ok and outcome.key == st.session_state[state.ACTIVE_KEY]:
             st.success(escape(outcome.lines[0]), icon=":material/check_circle:")
+        elif outcome.ok:  # another data set was chosen since: the file stays in the box, but it is not in use
+            st.info(f"{escape(name)} is uploaded but not in use: the active data set is {escape(state.active().name)}.",
+                    icon=":material/info:")
+            if st.button(f"Use {escape(name)} again", key="jecs.reuse_upload", icon=":material/upload_file:"):
+                st.session_state.pop(state.UPLOAD_SIGNATURE, None)  # the next run loads it and makes it active
+                st.rerun()
         else:
             with st.container(border=True, key="upload-problems"):
                 st.error(f"The file was not loaded ({len(outcome.lines)} message(s)):", icon=":material/error:")

@@ -187,3 +187,16 @@ def test_a_column_named_almost_as_a_role_is_flagged_where_the_file_is_uploaded(a
     lines = [re.sub(r"\\(.)", r"\1", w.value) for w in at.warning]  # shown escaped: every character as written
     assert any("column 'Score_m3' is carried to the export, not read as a model's scores" in line for line in lines), lines
     assert not any(line.startswith("warning:") for line in lines)
+
+
+def test_an_upload_left_in_the_box_after_choosing_a_sample_is_said_not_in_use(at):
+    data = pd.read_csv(SAMPLE, dtype={"item_id": str}).to_csv(index=False).encode()
+    at.file_uploader(key="jecs.uploader").set_value(("u.csv", data, "text/csv")).run()
+    assert any(s.value.replace("\\", "").startswith("Loaded u.csv") for s in at.success)
+    upload_key = at.session_state[state.ACTIVE_KEY]
+    at.selectbox(key=state.SAMPLE_CHOICE).set_value(samples.PAPER_SAMPLE).run()
+    assert at.session_state[state.ACTIVE_KEY] == f"sample:{samples.PAPER_SAMPLE}"
+    assert not at.success and any("u.csv is uploaded but not in use" in i.value.replace("\\", "") for i in at.info)
+    at.button(key="jecs.reuse_upload").click().run()
+    assert at.session_state[state.ACTIVE_KEY] == upload_key
+    assert any(s.value.replace("\\", "").startswith("Loaded u.csv") for s in at.success)
