@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 # Scoring never reaches a hub: set the offline switches before transformers
 # and huggingface_hub read them (setdefault keeps a caller's explicit choice).
@@ -48,6 +49,8 @@ def resolve_device(device: str | None = None) -> torch.device:
         dev = torch.device(device)
     except (RuntimeError, TypeError) as exc:
         raise ValueError(f"device {device!r} is not a torch device ({exc})") from None
+    if dev.type not in ("cpu", "cuda"):  # meta holds no weights; mps, xla and the rest are not supported here
+        raise ValueError(f"device {device!r}: expected cpu, cuda, cuda:N or auto")
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device {device!r} asked for, but CUDA is not available on this machine")
     return dev
@@ -125,6 +128,7 @@ def check_weights(source: ModelSource, *, allow_pickle: bool = False) -> bool:
                 "model to safetensors, or opt in with --allow-pickle-weights (loaded with weights_only)"
             )
         return False
+    _check_indexes(source.directory)
     from safetensors import safe_open
 
     for path in safetensors:
@@ -136,6 +140,27 @@ def check_weights(source: ModelSource, *, allow_pickle: bool = False) -> bool:
         except Exception as exc:  # noqa: BLE001 - every failure becomes one line naming the file
             raise ModelLoadError(f"{path}: not a readable safetensors file ({_one_line(exc)})") from None
     return True
+
+
+def _check_indexes(directory) -> None:
+    """Every weight-index file in ``directory`` names safetensors files beside it, and nothing else.
+
+    transformers loads the shards an index names, whatever their format: an index that points at a
+    pickled ``.bin`` would have it unpickled although safetensors are present.
+    """
+    import json
+
+    for index in sorted(directory.glob("*.index.json")):
+        try:
+            if index.stat().st_size > 64 * 2**20:  # a real index is kilobytes
+                raise ValueError("larger than 64 MiB")
+            shards = set(json.loads(index.read_text(encoding="utf-8")).get("weight_map", {}).values())
+        except (OSError, ValueError, AttributeError, RecursionError) as exc:
+            raise ModelLoadError(f"{index}: not a readable weight index ({_one_line(exc)})") from None
+        for shard in sorted(map(str, shards)):
+            if not shard.endswith(".safetensors") or Path(shard).name != shard or not (directory / shard).is_file():
+                raise ModelLoadError(f"{index}: names the weight file {shard!r}; only safetensors files beside the index "
+                                     "are loaded (pickled weights can run code when loaded)")
 
 
 def load_model(

@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from jecs_core.validation import check_positive_int
+
 from .cache import ScoreCache, cache_columns, text_digest
 from .cache_parts import concatenated
 from .jobs import ModelJob, ModelRows
@@ -223,7 +225,7 @@ def run_scoring(
         if progress is not None:
             progress(done, total, message)
 
-    shard_size = check_token_budget(shard_size) if shard_size else shard_size  # an int >= 1
+    shard_size = check_positive_int(shard_size, "shard_size")
     common = dict(shard_size=shard_size, settings=settings, token_budget=token_budget, device=device, dtype=dtype, allow_pickle=allow_pickle,
                   cache_dir=None if cache_dir is None else Path(cache_dir), head_memory_mib=head_memory_mib)
     ref_loss = None

@@ -82,6 +82,10 @@ def validate_texts(frame: pd.DataFrame, *, source: str = "texts table") -> pd.Da
     ids = frame["item_id"]
     if ids.isna().any():
         raise ValueError(f"{source}: column 'item_id' has {int(ids.isna().sum())} missing value(s)")
+    blank = ids.astype(str).str.strip() == ""
+    if blank.any():  # jecs select refuses an empty id: refused here, before any model runs
+        raise ValueError(f"{source}: column 'item_id' is empty at row {int(blank.to_numpy().argmax()) + 1} "
+                         f"({int(blank.sum())} such row(s)); every text needs an id")
     dup = ids[ids.duplicated()]
     if not dup.empty:
         raise ValueError(f"{source}: column 'item_id' must be unique; repeated: {list(dup.unique()[:5])}")
