@@ -158,6 +158,30 @@ def _write_table(frame, path: Path) -> None:
     write_table(frame, path, spreadsheet_safe=False)
 
 
+def _check_paths_and_device(args: argparse.Namespace) -> None:
+    """The output paths, the cache directory, the shard size and the device, before any model is opened."""
+    _check_output(args.out, "--out", inputs=[args.texts])
+    _check_output(args.all_scores, "--all-scores", inputs=[args.texts])
+    if args.all_scores is not None and args.all_scores.resolve() == args.out.resolve():
+        raise ValueError(f"--all-scores: {args.all_scores} is also --out; name two different files")
+    for path, option in ((args.out, "--out"), (args.all_scores, "--all-scores")):
+        if path is not None and args.texts.is_dir() and args.texts.resolve() in path.resolve().parents:
+            raise ValueError(f"{option}: {path} is inside the --texts directory, whose every table is read as texts; "
+                             "write it elsewhere")
+    if args.shard_size < 1:
+        raise ValueError(f"--shard-size: expected a number of texts >= 1, got {args.shard_size}")
+    if not args.no_cache and args.cache_dir.exists() and not args.cache_dir.is_dir():
+        raise ValueError(f"--cache-dir: {args.cache_dir} is a file, not a directory")
+    # torch, which the models need next anyway; importing .loading also sets the offline switches before
+    # transformers' logging set-up below imports huggingface_hub.
+    from .loading import resolve_device
+
+    try:
+        resolve_device(args.device)
+    except ValueError as exc:
+        raise ValueError(f"--device: {exc}") from None
+
+
 def handle_score(args: argparse.Namespace) -> int:
     """Run ``jecs score``; return the exit status.
 
@@ -171,25 +195,7 @@ def handle_score(args: argparse.Namespace) -> int:
     from .settings import ScoreSettings
     from .sources import parse_model_spec
 
-    # Output paths first: a wrong --out is refused before any model is opened.
-    _check_output(args.out, "--out", inputs=[args.texts])
-    _check_output(args.all_scores, "--all-scores", inputs=[args.texts])
-    if args.all_scores is not None and args.all_scores.resolve() == args.out.resolve():
-        raise ValueError(f"--all-scores: {args.all_scores} is also --out; name two different files")
-    for path, option in ((args.out, "--out"), (args.all_scores, "--all-scores")):
-        if path is not None and args.texts.is_dir() and args.texts.resolve() in path.resolve().parents:
-            raise ValueError(f"{option}: {path} is inside the --texts directory, whose every table is read as texts; "
-                             "write it elsewhere")
-    if args.shard_size < 1:
-        raise ValueError(f"--shard-size: expected a number of texts >= 1, got {args.shard_size}")
-    if not args.no_cache and args.cache_dir.exists() and not args.cache_dir.is_dir():
-        raise ValueError(f"--cache-dir: {args.cache_dir} is a file, not a directory")
-    from .loading import resolve_device  # torch: the models need it next anyway
-
-    try:
-        resolve_device(args.device)
-    except ValueError as exc:
-        raise ValueError(f"--device: {exc}") from None
+    _check_paths_and_device(args)
     models = {}
     for spec in args.model:
         name, source = parse_model_spec(spec)
