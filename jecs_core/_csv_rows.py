@@ -84,11 +84,14 @@ def _first(source, wrong) -> tuple[int, int] | None:
     return None
 
 
-def long_row_problem(source: str, handle, fields: int) -> str:
-    """The message for the first row with more than ``fields`` fields (a comment line as header counts too)."""
-    found = _first(handle, lambda count: count > fields)
+def _long_row(source: str, found: tuple[int, int] | None, fields: int) -> str:
     where = "a data row has more fields" if found is None else f"line {found[0]} has {found[1]} field(s), more"
     return f"{source}: {where} than the header's {fields}; quote text that holds commas"
+
+
+def long_row_problem(source: str, handle, fields: int) -> str:
+    """The message for the first row with more than ``fields`` fields (a comment line as header counts too)."""
+    return _long_row(source, _first(handle, lambda count: count > fields), fields)
 
 
 def short_row(handle, fields: int) -> tuple[int, int] | None:
@@ -123,7 +126,7 @@ def parse_problem(source: str, handle, fields: int, reason: str) -> str | None:
                     cell, end = row[-1], len(lines.last) - len(lines.last.rstrip("\r\n"))
                     return _unclosed(source, lines.count - _breaks(cell[: len(cell) - end]))
                 if not _blank(row) and len(row) > fields:
-                    return f"{source}: line {start} has {len(row)} field(s), more than the header's {fields}; quote text that holds commas"
+                    return _long_row(source, (start, len(row)), fields)
     except csv.Error:  # a quote left open makes its cell outgrow the csv module's size limit
         if lines is not None and "EOF inside string" in reason:
             return _unclosed(source, lines.start)

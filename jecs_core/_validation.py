@@ -39,9 +39,12 @@ def _refused_element(values: np.ndarray) -> str | None:
     return None
 
 
-def real_array(values, name: str, dtype=float) -> np.ndarray:
+def real_array(values, name: str, dtype=float, *, booleans: bool = False) -> np.ndarray:
     """``values`` as an array of ``dtype``: numbers only; booleans, complex numbers, text and dates are refused
-    (``True`` is no p-value, ``"0.5"`` no score), and pandas' missing values become NaN for the caller to refuse."""
+    (``True`` is no p-value, ``"0.5"`` no score), and pandas' missing values become NaN for the caller to refuse.
+    With ``booleans``, a boolean array reads as 1/0 (a 0/1 result such as ``correct``)."""
+    if booleans and getattr(getattr(values, "dtype", None), "kind", "") == "b":
+        return np.asarray(values, dtype=dtype)
     if isinstance(values, (str, bytes, dict, set)):
         raise ValueError(f"{name} must be an array of numbers, got {type(values).__name__}")
     if hasattr(values, "to_numpy") and hasattr(values, "dtypes"):  # a DataFrame or Series

@@ -60,8 +60,7 @@ class ResultsTable:
         if ids.ndim != 1:
             raise ValueError(f"item_ids must be a one-dimensional sequence of ids, got {type(self.item_ids).__name__}")
         ids = ids.astype(str).astype(object)
-        boolean = getattr(getattr(self.values, "dtype", None), "kind", "") == "b"  # correct as True/False: 1/0
-        values = np.asarray(self.values, dtype=float) if boolean else real_array(self.values, "values")
+        values = real_array(self.values, "values", booleans=True)  # correct as True/False: 1/0
         if values.ndim == 1 and len(models) == 1:
             values = values[:, None]
         if values.shape != (ids.shape[0], len(models)):
