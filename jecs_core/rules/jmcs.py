@@ -13,7 +13,7 @@ import numpy as np
 
 from .._shared_max_p import sorted_max_p
 from .._validation import check_alpha
-from ..multitest import StepUpResult, storey_bh
+from ..multitest import StepUpResult, storey_bh, storey_bh_presorted
 from ..results import SelectionResult, StepUpLine
 from ..selection import max_p
 from .registry import Guarantee, Rule
@@ -88,7 +88,8 @@ class JMCSFit:
 
     def select(self, alpha: float) -> JMCSResult:
         alpha = check_alpha(alpha)
-        return JMCSResult(alpha=alpha, p_max=self.p_max, step=storey_bh(self.p_max, alpha=alpha, sorted_values=self.sorted_p_max))
+        # p_max and its sort were checked and made once, when fitted: each alpha is the step-up pass alone.
+        return JMCSResult(alpha=alpha, p_max=self.p_max, step=storey_bh_presorted(self.p_max, self.sorted_p_max, alpha=alpha))
 
 
 def fit_jmcs(pvalues) -> JMCSFit:
