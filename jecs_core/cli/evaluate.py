@@ -12,17 +12,14 @@ from .._validation import (
     check_alpha,
     check_finite,
     check_fraction,
-    check_lam,
     check_lambda,
-    check_lambda_grid,
     check_positive_int,
 )
-from ..envelope import DEFAULT_LAMBDA_GRID
 from ..evaluate.defaults import DEFAULT_SWEEP_KNNS, DEFAULT_SWEEP_LAMBDAS, DEFAULT_SWEEP_RHOS, methods_taking
 from ..rules import METHODS
-from .options import add_table_options, check_outputs
+from .options import add_rule_options, add_table_options, check_outputs, rule_options
 from .progress import add_progress_option, progress_bar
-from .values import counts, floats, integer, join, lam_or_auto, number, once, parts, positive
+from .values import counts, floats, integer, join, number, once, parts, positive
 
 
 def _methods(text: str) -> list[str]:
@@ -49,17 +46,6 @@ def _run_options(args: argparse.Namespace) -> dict:
     }
 
 
-def _rule_options(args: argparse.Namespace) -> dict:
-    """``--lambda-grid``, and ``--lam`` and ``--knn`` where the command has them, range-checked so an error names
-    the flag."""
-    options = {"lambda_grid": check_lambda_grid(floats(args.lambda_grid, "--lambda-grid"), "--lambda-grid")}
-    if hasattr(args, "lam"):
-        options["lam"] = check_lam(lam_or_auto(args.lam), "--lam")
-    if hasattr(args, "knn"):
-        options["knn"] = positive(args.knn, "--knn")
-    return options
-
-
 def _write(frame, out: str | None, inputs=()) -> None:
     # The one table writer: .csv or .parquet only, atomic, spreadsheet-safe cells, never over an input.
     if not out:
@@ -83,14 +69,6 @@ def _add_run_options(parser: argparse.ArgumentParser, *, alphas: str, methods: s
     add_progress_option(parser)
 
 
-def _add_jecs_options(parser: argparse.ArgumentParser, *, lam: bool = True, knn: bool = True) -> None:
-    if lam:
-        parser.add_argument("--lam", default="auto", help="JECS right-tail threshold: 'auto' (default, data-driven) or a number")
-    if knn:
-        parser.add_argument("--knn", default=None, help="JECS kNN size k_n (default ceil(sqrt(m_R)))")
-    parser.add_argument("--lambda-grid", default=join(DEFAULT_LAMBDA_GRID), help="grid of the data-driven lambda (default %(default)s)")
-
-
 def register(subparsers) -> None:
     """Add ``evaluate`` and ``sweep`` (with its four kinds) to ``subparsers``."""
     _register_evaluate(subparsers)
@@ -109,7 +87,7 @@ def _register_evaluate(subparsers) -> None:
     )
     add_table_options(parser)
     _add_run_options(parser, alphas="0.1,0.2,0.3", methods=",".join(METHODS))
-    _add_jecs_options(parser)
+    add_rule_options(parser)
     parser.add_argument("--per-rep-out", default=None,
                         help="also write every repetition's GCP, power and selection size (.csv or .parquet)")
     parser.add_argument("--twin", action="store_true",
@@ -137,7 +115,7 @@ def _register_sweeps(subparsers) -> None:
     add_table_options(lam)
     lam.add_argument("--lambdas", default=join(DEFAULT_SWEEP_LAMBDAS), help="fixed lambdas (default %(default)s)")
     lam.add_argument("--no-auto", action="store_true", help="leave out the data-driven lambda")
-    _add_jecs_options(lam, lam=False)
+    add_rule_options(lam, skip=("lam",))
     _add_run_options(lam, alphas="0.1", methods=",".join(methods_taking("lam")))
     lam.set_defaults(handler=run_sweep)
 
@@ -145,7 +123,7 @@ def _register_sweeps(subparsers) -> None:
                            description="JECS with several kNN sizes k_n ('auto' = ceil(sqrt(m_R))), on the same repetitions.")
     add_table_options(knn)
     knn.add_argument("--knns", default=join(DEFAULT_SWEEP_KNNS), help="kNN sizes, 'auto' allowed (default %(default)s)")
-    _add_jecs_options(knn, knn=False)
+    add_rule_options(knn, skip=("knn",))
     _add_run_options(knn, alphas="0.1", methods=",".join(methods_taking("knn")))
     knn.set_defaults(handler=run_sweep)
 
@@ -153,7 +131,7 @@ def _register_sweeps(subparsers) -> None:
                               description="Evaluate on the first K models of the table for each K; every K uses the same seed.")
     add_table_options(models)
     models.add_argument("--ks", default=None, help="values of K (default 2, 4, 8, ... up to and including the table's K)")
-    _add_jecs_options(models)
+    add_rule_options(models)
     _add_run_options(models, alphas="0.1", methods=",".join(METHODS))
     models.set_defaults(handler=run_sweep)
 
@@ -177,7 +155,7 @@ def _register_rho(kinds) -> None:
     rho.add_argument("--clean-fraction", default="0.3", help="clean block fraction a (default 0.3)")
     rho.add_argument("--calibration-fraction", default="0.3", help="calibration block fraction b (default 0.3)")
     rho.add_argument("--pool-seed", default="0", help="seed of the pool generator (default 0)")
-    _add_jecs_options(rho)
+    add_rule_options(rho)
     _add_run_options(rho, alphas="0.1", methods=",".join(METHODS))
     rho.set_defaults(handler=run_sweep)
 
@@ -203,14 +181,14 @@ def run_evaluate(args: argparse.Namespace) -> int:
     check_outputs((("--out", args.out), ("--twin-out", args.twin_out), ("--per-rep-out", args.per_rep_out)),
                   inputs=(args.scores,))
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
-    rule_options = _rule_options(args)
+    chosen = rule_options(args)
     with progress_bar(args, desc="repetitions", unit="rep") as progress:
-        result = evaluate(table, **rule_options, **options, progress=progress)
+        result = evaluate(table, **chosen, **options, progress=progress)
     print(format_evaluation(result, source=args.scores, digits=_digits(args)))
     if args.twin:
         with progress_bar(args, desc="twin tables", unit="table") as progress:
             twin = twin_evaluate(table, alphas=options["alphas"], tables=twin_tables, seed=options["seed"],
-                                 methods=options["methods"], **rule_options, progress=progress)
+                                 methods=options["methods"], **chosen, progress=progress)
         print()
         print(format_twin_comparison(result, twin, digits=_digits(args)))
         _write(twin.summary, args.twin_out, inputs=(args.scores,))
@@ -268,23 +246,23 @@ def _sweep(args: argparse.Namespace, **options):
     from ..data import load_scores
     from ..evaluate import sweep_k, sweep_knn, sweep_lambda, sweep_rho
 
-    rule_options = _rule_options(args)
+    chosen = rule_options(args)
     if args.parameter == "rho":
         rhos = [check_fraction(rho, "--rhos") for rho in floats(args.rhos, "--rhos")]
-        return sweep_rho(_rho_table_factory(args), rhos=rhos, **rule_options, **options)
+        return sweep_rho(_rho_table_factory(args), rhos=rhos, **chosen, **options)
     if args.parameter == "lambda":  # range-checked before the table is read
         lambdas = [check_lambda(value, "--lambdas") for value in floats(args.lambdas, "--lambdas")]
     settings = counts(args.knns, "--knns", auto=True) if args.parameter == "knn" else None
     ks = counts(args.ks, "--ks") if args.parameter == "k" and args.ks is not None else None
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
     if args.parameter == "lambda":
-        return sweep_lambda(table, lambdas=lambdas, include_auto=not args.no_auto, **rule_options, **options)
+        return sweep_lambda(table, lambdas=lambdas, include_auto=not args.no_auto, **chosen, **options)
     if args.parameter == "knn":
         too_big = [knn for knn in settings if knn is not None and knn > table.n]
         if too_big:  # as jecs select refuses it: k_n is at most the tail, itself at most n
             raise ValueError(f"--knns: {too_big[0]} is more than the n = {table.n} test items of {args.scores}")
-        return sweep_knn(table, knns=settings, **rule_options, **options)
+        return sweep_knn(table, knns=settings, **chosen, **options)
     too_big = [k for k in ks or () if k > table.K]
     if too_big:
         raise ValueError(f"--ks: K={too_big[0]} is larger than the table's {table.K} models ({', '.join(table.models)})")
-    return sweep_k(table, ks=ks, **rule_options, **options)
+    return sweep_k(table, ks=ks, **chosen, **options)

@@ -159,16 +159,17 @@ def add_shift_options(parser: argparse.ArgumentParser, *, note: str = "") -> Non
                         "with --covariates only)")
 
 
-def add_rule_options(parser: argparse.ArgumentParser) -> None:
+def add_rule_options(parser: argparse.ArgumentParser, *, skip: tuple[str, ...] = ()) -> None:
     """One flag per declared rule option (:func:`jecs_core.rules.declared_options`), generated from its declaration.
 
-    The flag's value reaches only the rules that declare the option; its help names them.
+    The flag's value reaches only the rules that declare the option; its help names them. ``skip`` names
+    options the command sets otherwise (a sweep's varied option).
     """
     from ..rules import REGISTRY, declared_options
 
     group = parser.add_argument_group("rule options (each reaches only the rules named in its help)")
     for option, owners in declared_options().values():
-        if option.flag is None:
+        if option.flag is None or option.name in skip:
             continue
         labels = ", ".join(REGISTRY[name].label for name in owners)
         group.add_argument(option.flag, dest=option.name, type=option.parse, default=option.default,
@@ -179,7 +180,8 @@ def rule_options(args: argparse.Namespace) -> dict:
     """The declared rule options' values from parsed ``args`` (one dict for the rules, the sidecar and the report)."""
     from ..rules import declared_options
 
-    return {name: getattr(args, name) for name, (option, _) in declared_options().items() if option.flag is not None}
+    return {name: getattr(args, name) for name, (option, _) in declared_options().items()
+            if option.flag is not None and hasattr(args, name)}
 
 
 def _shown(value) -> str:

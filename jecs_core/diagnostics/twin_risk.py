@@ -148,7 +148,7 @@ def twin_evaluate(table, *, alphas: Sequence[float] = (0.1, 0.2, 0.3), tables: i
                   methods: Sequence[str] | None = None, patterns: Sequence[str] = tuple(PATTERNS), lam="auto",
                   knn: int | None = None, lambda_grid: Sequence[float] = DEFAULT_LAMBDA_GRID,
                   model: TwinModel | None = None, workers: int | None = None,
-                  progress: Callable[[int, int], None] | None = None) -> TwinEvaluation:
+                  progress: Callable[[int, int], None] | None = None, **options) -> TwinEvaluation:
     """Unconditional GCR and power of every rule on fresh synthetic twins of ``table``.
 
     Parameters
@@ -165,8 +165,8 @@ def twin_evaluate(table, *, alphas: Sequence[float] = (0.1, 0.2, 0.3), tables: i
         Registered rule names; default every registered rule.
     patterns : sequence of str
         Exposure patterns, keys of :data:`PATTERNS`.
-    lam, knn, lambda_grid
-        The shared rule options (each rule takes the ones it accepts).
+    lam, knn, lambda_grid, **options
+        The declared rule options (e.g. ``storey_lam``); each rule takes the ones it declares.
     model : TwinModel, optional
         A twin already fitted on ``table`` (:func:`fit_twin`); fitted here when omitted.
     workers : int, optional
@@ -177,7 +177,8 @@ def twin_evaluate(table, *, alphas: Sequence[float] = (0.1, 0.2, 0.3), tables: i
     started = time.perf_counter()
     table = as_table(table)
     alphas, methods = check_alphas(alphas), check_methods(methods)
-    tables, options = check_count(tables, "tables", 2), rule_options(lam=lam, knn=knn, lambda_grid=lambda_grid)
+    tables = check_count(tables, "tables", 2)
+    options = rule_options(lam=lam, knn=knn, lambda_grid=lambda_grid, **options)
     patterns = tuple(patterns)
     if not patterns or any(p not in PATTERNS for p in patterns):
         raise ValueError(f"patterns must be a non-empty subset of {list(PATTERNS)}, got {list(patterns)}")

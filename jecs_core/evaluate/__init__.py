@@ -23,7 +23,8 @@ _LAZY_NAMES = {
     "montecarlo": ("DEFAULT_ALPHAS", "DEFAULT_REPS", "Evaluation", "evaluate"),
     "report": ("format_evaluation", "format_sweep", "format_twin_comparison"),
     "summary": ("SE_DDOF", "SE_SCOPE_NOTE", "SUMMARY_COLUMNS"),
-    "sweeps": ("default_ks", "sweep_k", "sweep_knn", "sweep_lambda", "sweep_rho", "sweep_tables"),
+    "sweeps": ("sweep_knn", "sweep_lambda", "sweep_tables"),
+    "table_sweeps": ("default_ks", "sweep_k", "sweep_rho"),
 }
 _MODULE_OF = {name: module for module, names in _LAZY_NAMES.items() for name in names}
 

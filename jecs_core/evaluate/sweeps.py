@@ -11,15 +11,13 @@ NaN for a data-driven/default one) followed by the evaluator's summary columns
   the option are computed once and repeated on every setting, as a reference
   line.  By default they run the rules that take the option plus every
   finite-sample-valid rule; any registered rule can be named.
-* :func:`sweep_k` takes the first K models of the table; :func:`sweep_rho`
-  rebuilds the table per training fraction rho from a generator.  Both reuse
-  one seed for every setting, so the settings share their subsample draws
-  (common random numbers: differences between settings are not draw noise).
+* :func:`sweep_tables` runs one seed over a list of tables, one per setting (the
+  settings share their subsample draws); :mod:`jecs_core.evaluate.table_sweeps`
+  builds those lists for K and rho.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -28,7 +26,7 @@ import pandas as pd
 from ..envelope import DEFAULT_LAMBDA_GRID
 from . import _params
 from ._params import RuleOptions, rule_options
-from .defaults import DEFAULT_SWEEP_ALPHAS, DEFAULT_SWEEP_KNNS, DEFAULT_SWEEP_LAMBDAS, DEFAULT_SWEEP_RHOS, methods_taking
+from .defaults import DEFAULT_SWEEP_ALPHAS, DEFAULT_SWEEP_KNNS, DEFAULT_SWEEP_LAMBDAS, methods_taking
 from .draws import DEFAULT_DRAW_FRACTION, check_fraction, draw_plan
 from .montecarlo import DEFAULT_REPS
 from .protocol import ProtocolRuns, run_protocol
@@ -37,7 +35,8 @@ from .summary import summary_frame, summary_rows
 LEADING_COLUMNS = ("parameter", "setting", "value")
 
 
-def _label(value) -> str:
+def setting_label(value) -> str:
+    """A setting's label in the sweep's rows: ``0.5``, ``4``, ``auto``."""
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
@@ -50,6 +49,13 @@ def _rows(runs: ProtocolRuns, parameter: str, entries: Sequence[tuple[str, float
             for row in summary_rows(method, runs.alphas, runs.gcp[i, c], runs.power[i, c], runs.n_selected[i, c], lam):
                 rows.append({"parameter": parameter, "setting": label, "value": value, **row})
     return rows
+
+
+def _fixed_options(swept: str, values_name: str, options: dict, **named) -> dict:
+    """The rule options every setting shares; the swept one is given as the sweep's values, never fixed."""
+    if swept in options:
+        raise ValueError(f"{swept}: this sweep varies it; give its values as {values_name}")
+    return {**named, **options}
 
 
 def _common(table, alphas, reps, seed, methods, draw_fraction, workers, progress):
@@ -82,7 +88,8 @@ def sweep_lambda(table, *, lambdas: Sequence[float] = DEFAULT_SWEEP_LAMBDAS, inc
                  lambda_grid: Sequence[float] = DEFAULT_LAMBDA_GRID, knn: int | None = None,
                  alphas: Sequence[float] = DEFAULT_SWEEP_ALPHAS, reps: int = DEFAULT_REPS, seed: int | None = 0,
                  methods: Sequence[str] | None = None, draw_fraction: float = DEFAULT_DRAW_FRACTION,
-                 workers: int | None = None, progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+                 workers: int | None = None, progress: Callable[[int, int], None] | None = None,
+                 **options) -> pd.DataFrame:
     """GCP and power against a fixed right-tail threshold lambda, plus the data-driven choice.
 
     Parameters
@@ -102,16 +109,19 @@ def sweep_lambda(table, *, lambdas: Sequence[float] = DEFAULT_SWEEP_LAMBDAS, inc
     methods : sequence of str, optional
         Registered rule names; default the rules that take ``lam`` plus every
         finite-sample-valid rule (:func:`methods_taking`).
+    **options
+        Further declared rule options (e.g. ``storey_lam``), the same in every setting.
 
     Returns
     -------
     pandas.DataFrame
         One row per setting x method x alpha: ``parameter, setting, value``, then ``gcp, power, ...``.
     """
+    fixed = _fixed_options("lam", "lambdas", options, knn=knn)
     lambdas = tuple(_params.check_lam(float(v), "lambdas") for v in lambdas)
-    entries = [(_label(lam), lam, rule_options(lam=lam, knn=knn)) for lam in lambdas]
+    entries = [(setting_label(lam), lam, rule_options(lam=lam, **fixed)) for lam in lambdas]
     if include_auto:
-        entries.append(("auto", np.nan, rule_options(lam="auto", knn=knn, lambda_grid=lambda_grid)))
+        entries.append(("auto", np.nan, rule_options(lam="auto", lambda_grid=lambda_grid, **fixed)))
     methods = methods_taking("lam") if methods is None else methods
     if not entries:
         raise ValueError("lambdas must hold at least one value (or include_auto=True)")
@@ -123,7 +133,7 @@ def sweep_knn(table, *, knns: Sequence[int | None] = DEFAULT_SWEEP_KNNS, lam="au
               lambda_grid: Sequence[float] = DEFAULT_LAMBDA_GRID, alphas: Sequence[float] = DEFAULT_SWEEP_ALPHAS,
               reps: int = DEFAULT_REPS, seed: int | None = 0, methods: Sequence[str] | None = None,
               draw_fraction: float = DEFAULT_DRAW_FRACTION, workers: int | None = None,
-              progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+              progress: Callable[[int, int], None] | None = None, **options) -> pd.DataFrame:
     """GCP and power against the kNN size ``k_n`` of the boundary density.
 
     Parameters
@@ -140,18 +150,21 @@ def sweep_knn(table, *, knns: Sequence[int | None] = DEFAULT_SWEEP_KNNS, lam="au
     methods : sequence of str, optional
         Registered rule names; default the rules that take ``knn`` plus every
         finite-sample-valid rule.
+    **options
+        Further declared rule options (e.g. ``storey_lam``), the same in every setting.
 
     Returns
     -------
     pandas.DataFrame
         One row per setting x method x alpha: ``parameter, setting, value``, then ``gcp, power, ...``.
     """
+    fixed = _fixed_options("knn", "knns", options, lam=lam, lambda_grid=lambda_grid)
     methods = methods_taking("knn") if methods is None else methods
     entries = []
     for knn in knns:
         knn = _params.check_knn(knn, "knns")
         label, value = ("auto", np.nan) if knn is None else (str(knn), float(knn))
-        entries.append((label, value, rule_options(lam=lam, knn=knn, lambda_grid=lambda_grid)))
+        entries.append((label, value, rule_options(knn=knn, **fixed)))
     if not entries:
         raise ValueError("knns must hold at least one value")
     return _sweep_settings(table, "knn", entries, alphas=alphas, reps=reps, seed=seed, methods=methods,
@@ -172,18 +185,19 @@ def sweep_tables(
     draw_fraction: float = DEFAULT_DRAW_FRACTION,
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    **options,
 ) -> pd.DataFrame:
     """Evaluate a list of ``(setting label, value, table)`` with one seed; rows for every table.
 
     ``methods=None`` runs every registered rule; ``progress(done, total)`` counts
-    repetitions over all tables.
+    repetitions over all tables; ``options`` are further declared rule options (e.g. ``storey_lam``).
     """
     if not tables:
         raise ValueError(f"the {parameter} sweep needs at least one setting")
     checked = [(label, value, _params.labelled_table(t)) for label, value, t in tables]
     _, alphas, reps, seed, methods, draw_fraction, workers, progress = _common(
         checked[0][2], alphas, reps, seed, methods, draw_fraction, workers, progress)
-    options = rule_options(lam=lam, knn=knn, lambda_grid=lambda_grid)
+    options = rule_options(lam=lam, knn=knn, lambda_grid=lambda_grid, **options)
     if seed is None:  # one entropy for all settings keeps their draws common
         seed = int(np.random.SeedSequence().entropy)
     rows = []
@@ -193,108 +207,3 @@ def sweep_tables(
                             progress=progress, progress_offset=t * reps, progress_total=len(checked) * reps)
         rows += _rows(runs, parameter, [(label, value)])
     return summary_frame(rows, LEADING_COLUMNS)
-
-
-_TABLE_SWEEP_OPTIONS = frozenset(
-    {"alphas", "reps", "seed", "methods", "lam", "knn", "lambda_grid", "draw_fraction", "workers", "progress"}
-)
-
-
-def _precheck(options: dict) -> None:
-    """Validate sweep options before any table is built (building can be slow)."""
-    unknown = sorted(set(options) - _TABLE_SWEEP_OPTIONS)
-    if unknown:
-        raise ValueError(f"unknown option(s) {unknown}; expected some of {sorted(_TABLE_SWEEP_OPTIONS)}")
-    _params.check_alphas(options.get("alphas", DEFAULT_SWEEP_ALPHAS))
-    _params.check_reps(options.get("reps", DEFAULT_REPS))
-    _params.check_seed(options.get("seed", 0))
-    _params.check_methods(options.get("methods"))
-    rule_options(lam=options.get("lam", "auto"), knn=options.get("knn"),
-                 lambda_grid=options.get("lambda_grid", DEFAULT_LAMBDA_GRID))
-    check_fraction(options.get("draw_fraction", DEFAULT_DRAW_FRACTION))
-    _params.check_workers(options.get("workers"))
-    _params.check_progress(options.get("progress"))
-
-
-def default_ks(n_models: int) -> tuple[int, ...]:
-    """Powers of two from 2 up to K, and K itself (the paper sweeps 2, 4, 8, 16)."""
-    if n_models < 2:
-        return (n_models,)
-    powers = [2 ** i for i in range(1, int(math.log2(n_models)) + 1)]
-    return tuple(sorted(set(powers) | {n_models}))
-
-
-def sweep_k(table, *, ks: Sequence[int] | None = None, **options) -> pd.DataFrame:
-    """GCP and power against the number of audited models K (the table's first K models).
-
-    Parameters
-    ----------
-    table : ScoreTable or pandas.DataFrame
-        Labelled score table with at least ``max(ks)`` models.
-    ks : sequence of int, optional
-        Values of K, each in ``[1, table.K]``; default :func:`default_ks`.
-    **options
-        ``alphas, reps, seed, methods, lam, knn, lambda_grid, draw_fraction,
-        workers, progress`` as in :func:`sweep_tables`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per setting x method x alpha: ``parameter, setting, value``, then ``gcp, power, ...``.
-
-    Examples
-    --------
-    >>> import jecs_core as jc
-    >>> from jecs_core.simulate import make_scenario
-    >>> table = make_scenario("paper", np.random.default_rng(0), pool_size=400)
-    >>> frame = jc.sweep_k(table, ks=(1, 2), reps=20, seed=0)
-    >>> sorted(frame["setting"].unique())
-    ['K=1', 'K=2']
-    """
-    _precheck(options)
-    table = _params.labelled_table(table)
-    ks = default_ks(table.K) if ks is None else tuple(ks)
-    for k in ks:
-        if isinstance(k, bool) or int(k) != k or k < 1:
-            raise ValueError(f"ks must hold integers >= 1, got {k!r}")
-        if k > table.K:
-            raise ValueError(f"ks: K={k} is larger than the table's {table.K} models ({', '.join(table.models)})")
-    tables = [(f"K={int(k)}", float(k), table.subset_models(table.models[: int(k)])) for k in ks]
-    return sweep_tables(tables, "K", **options)
-
-
-def sweep_rho(make_table: Callable[[float], object], *, rhos: Sequence[float] = DEFAULT_SWEEP_RHOS,
-              **options) -> pd.DataFrame:
-    """GCP and power against the training fraction rho of the three-block split.
-
-    Parameters
-    ----------
-    make_table : callable
-        ``make_table(rho)`` returning a labelled table (ScoreTable or wide
-        DataFrame) built with training fraction ``rho``, e.g.
-        ``lambda rho: jecs_core.simulate.scenarios.three_block(np.random.default_rng(0), rho=rho)``
-        (a fixed generator seed keeps the pool's scores' noise common across rho).
-    rhos : sequence of float
-        Training fractions in [0, 1] (the paper sweeps 0.125, 0.25, 0.5, 0.75).
-    **options
-        As in :func:`sweep_tables`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per setting x method x alpha: ``parameter, setting, value``, then ``gcp, power, ...``.
-    """
-    _precheck(options)
-    checked = []
-    for rho in rhos:
-        try:
-            value = float(rho)
-        except (TypeError, ValueError):
-            raise ValueError(f"rhos must hold numbers in [0, 1], got {rho!r}") from None
-        if not 0.0 <= value <= 1.0:
-            raise ValueError(f"rhos must be in [0, 1], got {rho!r}")
-        checked.append(value)
-    if not callable(make_table):
-        raise ValueError(f"make_table must be a callable make_table(rho), got {type(make_table).__name__}")
-    tables = [(_label(rho), rho, make_table(rho)) for rho in checked]
-    return sweep_tables(tables, "rho", **options)

@@ -127,7 +127,11 @@ def _from_text(text: str, option: Option):
         except ValueError:
             raise ValueError(f"{option.name} must be a positive integer, got {text!r}") from None
     if option.widget == "grid":
-        return tuple(_float(part.strip(), option.name) for part in text.split(","))
+        values = tuple(_float(part.strip(), option.name) for part in text.split(","))
+        twice = next((v for i, v in enumerate(values) if v in values[:i]), None)
+        if twice is not None:  # a grid point typed twice is a slip, not a weight
+            raise ValueError(f"{option.name}: {twice:g} given more than once in {text!r}; give each value once")
+        return values
     return _float(text, option.name)
 
 

@@ -28,13 +28,9 @@ def _run(capsys, *argv):
 @pytest.mark.parametrize("argv, message", [
     (["sweep", "lambda", SAMPLE, "--lambdas", "0,1.5"], "--lambdas must be in the open interval (0, 1), got 0.0"),
     (["sweep", "lambda", SAMPLE, "--lambdas", "0.5,1.5"], "--lambdas must be in the open interval (0, 1), got 1.5"),
-    (["sweep", "lambda", SAMPLE, "--lambda-grid", "0.5,2"],
-     "--lambda-grid value must be in the open interval (0, 1), got 2.0"),
-    (["sweep", "lambda", SAMPLE, "--knn", "0"], "--knn must be an integer >= 1, got 0"),
     (["sweep", "knn", SAMPLE, "--knns", "0"], "--knns: expected integers >= 1 or 'auto', got '0'"),
     (["sweep", "knn", SAMPLE, "--knns", "2,2.5"], "--knns: expected integers >= 1 or 'auto', got '2.5'"),
     (["sweep", "knn", SAMPLE, "--knns", "100000"], f"--knns: 100000 is more than the n = 840 test items of {SAMPLE}"),
-    (["sweep", "knn", SAMPLE, "--lam", "1.5"], "--lam must be in the open interval (0, 1), got 1.5"),
     (["sweep", "k", SAMPLE, "--ks", "0"], "--ks: expected integers >= 1, got '0'"),
     (["sweep", "k", SAMPLE, "--ks", "2,9"], "--ks: K=9 is larger than the table's 4 models (m0, m1, m2, m3)"),
     (["sweep", "rho", "--rhos", "1.5"], "--rhos must be in [0, 1], got 1.5"),
@@ -52,10 +48,30 @@ def test_a_bad_value_is_one_line_naming_the_flag_typed(capsys, argv, message):
 
 
 @pytest.mark.parametrize("argv, message", [
+    (["sweep", "lambda", SAMPLE, "--lambda-grid", "0.5,2"],
+     "argument --lambda-grid: lambda_grid value must be in the open interval (0, 1), got 2.0"),
+    (["sweep", "lambda", SAMPLE, "--knn", "0"], "argument --knn: knn must be a positive integer or None (automatic), got 0"),
+    (["sweep", "knn", SAMPLE, "--lam", "1.5"], "argument --lam: lam must be in the open interval (0, 1), got 1.5"),
+    (["sweep", "k", SAMPLE, "--storey-lam", "1"], "argument --storey-lam: storey_lam must be in the open interval (0, 1), got 1.0"),
+    (["evaluate", SAMPLE, "--lambda-grid", "0.5,0.5"],
+     "argument --lambda-grid: lambda_grid: 0.5 given more than once in '0.5,0.5'; give each value once"),
+    (["select", SAMPLE, "--lambda-grid", "0.5,0.7,0.50"],
+     "argument --lambda-grid: lambda_grid: 0.5 given more than once in '0.5,0.7,0.50'; give each value once"),
+])
+def test_a_rule_option_is_checked_by_its_declaration_in_every_command(capsys, argv, message, tmp_path):
+    # One flag per declared rule option, one check and one wording in select, evaluate and every sweep.
+    out = tmp_path / "d.csv"
+    code, printed, err = _run(capsys, *argv, "--out", out)
+    command = " ".join(argv[:2]) if argv[0] == "sweep" else argv[0]
+    assert (code, printed) == (2, "")
+    assert err == f"jecs {command}: error: {message} (jecs {command} --help lists the options)\n"
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("argv, message", [
     (["evaluate", SAMPLE, "--alphas", "0.1,0.1"], "--alphas: 0.1 given more than once in '0.1,0.1'"),
     (["evaluate", SAMPLE, "--alphas", "0.1,0.2,0.10"], "--alphas: 0.1 given more than once in '0.1,0.2,0.10'"),
     (["evaluate", SAMPLE, "--methods", "jecs,jmcs,jecs"], "--methods: jecs given more than once in 'jecs,jmcs,jecs'"),
-    (["evaluate", SAMPLE, "--lambda-grid", "0.5,0.5"], "--lambda-grid: 0.5 given more than once in '0.5,0.5'"),
     (["sweep", "lambda", SAMPLE, "--lambdas", "0.5,0.50"], "--lambdas: 0.5 given more than once in '0.5,0.50'"),
     (["sweep", "knn", SAMPLE, "--knns", "auto,3,auto"], "--knns: auto given more than once in 'auto,3,auto'"),
     (["sweep", "knn", SAMPLE, "--knns", "3,3.0"], "--knns: 3 given more than once in '3,3.0'"),

@@ -54,11 +54,11 @@ def test_exposure_patterns_place_members_as_described(seed, pattern, share, k):
         assert per_item.sum() == 0
 
 
-def _hand_loop(model, pattern, seed, tables, alpha, method):
+def _hand_loop(model, pattern, seed, tables, alpha, method, **options):
     rule, out_gcp, out_power = REGISTRY[method], [], []
     for t in range(tables):
         twin = model.sample(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0, t))), pattern)
-        chosen = rule.prepare(conformal_pvalues(twin.test, twin.calibration)).select(alpha).selected
+        chosen = rule.prepare(conformal_pvalues(twin.test, twin.calibration), **options).select(alpha).selected
         out_gcp.append(gcp(chosen, twin.contaminated))
         out_power.append(power(chosen, twin.contaminated))
     return np.array(out_gcp), np.array(out_power)
@@ -75,6 +75,18 @@ def test_twin_gcr_equals_a_hand_loop_for_every_rule(method):
     row = found.summary.iloc[0]
     assert row["gcr"] == pytest.approx(g.mean()) and row["gcr_se"] == pytest.approx(g.std(ddof=1) / np.sqrt(5))
     assert row["label"] == REGISTRY[method].label
+
+
+def test_twin_passes_a_further_declared_option_to_its_rule():
+    # storey_lam is not one of the paper JECS's named options; it must still reach the default rule.
+    model = _model(m=120, n=300)
+    table = model.sample(np.random.default_rng(0), "mixed")
+    found = twin_evaluate(table, model=model, patterns=("spread",), alphas=(0.2,), tables=5, seed=3,
+                          methods=("storey-maxp",), storey_lam=0.8)
+    g, _ = _hand_loop(model, "spread", found.seed, 5, 0.2, "storey-maxp", storey_lam=0.8)
+    np.testing.assert_array_equal(found.gcp[0, 0, 0], g)
+    with pytest.raises(ValueError, match="storey_lam must be in the open interval"):
+        twin_evaluate(table, model=model, tables=2, storey_lam=1.0)
 
 
 def test_finite_sample_rules_hold_alpha_on_twins():

@@ -119,6 +119,22 @@ def test_cli_sweeps_print_blocks(argv, tmp_path, capsys):
     assert len(pd.read_csv(out)) > 0
 
 
+@pytest.mark.parametrize("argv", [["evaluate", SAMPLE], ["sweep", "lambda", SAMPLE, "--lambdas", "0.5"],
+                                  ["sweep", "knn", SAMPLE, "--knns", "3"], ["sweep", "k", SAMPLE, "--ks", "4"]])
+def test_cli_evaluate_and_sweeps_take_every_declared_rule_option(argv, tmp_path, capsys):
+    # --storey-lam reaches the default rule as it does in jecs select; the numbers match the library's.
+    out = tmp_path / "o.csv"
+    assert main(argv + ["--storey-lam", "0.8", "--alphas", "0.1", "--reps", "8", "--methods", "storey-maxp",
+                        "--out", str(out), "--no-progress"]) == 0
+    direct = evaluate(load_scores(SAMPLE), alphas=(0.1,), reps=8, storey_lam=0.8, methods=("storey-maxp",)).summary
+    frame = pd.read_csv(out)
+    assert len(frame) >= 1
+    for column in ("gcp", "power"):  # every setting of a sweep holds the default rule's one run
+        assert frame[column].tolist() == pytest.approx([direct[column].iloc[0]] * len(frame), rel=1e-12)
+    if argv[0] == "evaluate":
+        assert "storey_lam = 0.8" in capsys.readouterr().out
+
+
 def test_cli_rho_sweep_matches_the_library(capsys):
     assert main(["sweep", "rho", "--rhos", "0.5", "--pool-size", "200", "--models", "3", "--reps", "6",
                  "--methods", "jecs", "--pool-seed", "4"]) == 0

@@ -108,3 +108,35 @@ def test_sweep_frames_can_be_stacked(table):
               sweep_k(table, ks=(2,), reps=3)]
     stacked = pd.concat(frames, ignore_index=True)
     assert set(stacked["parameter"]) == {"lambda", "knn", "K"}
+
+
+def _storey(frame, setting):
+    return _pick(frame, setting, "storey-maxp", 0.1)
+
+
+@pytest.mark.parametrize("storey_lam", [0.3, 0.8])
+def test_every_sweep_passes_a_further_rule_option_to_the_rule_that_declares_it(table, storey_lam):
+    # The default rule's lambda is not swept by any sweep, yet each must honour it as evaluate does.
+    direct = evaluate(table, alphas=(0.1,), reps=12, seed=3, storey_lam=storey_lam,
+                      methods=("storey-maxp",)).summary.iloc[0]
+    default = evaluate(table, alphas=(0.1,), reps=12, seed=3, methods=("storey-maxp",)).summary.iloc[0]
+    assert (direct["gcp"], direct["power"]) != (default["gcp"], default["power"])  # the option matters here
+    common = dict(alphas=(0.1,), reps=12, seed=3, methods=("storey-maxp",), storey_lam=storey_lam)
+    frames = {"lambda": sweep_lambda(table, lambdas=(0.5,), **common), "knn": sweep_knn(table, knns=(3,), **common),
+              "k": sweep_k(table, ks=(4,), **common)}
+    for parameter, setting in (("lambda", "0.5"), ("knn", "3"), ("k", "K=4")):
+        row = _storey(frames[parameter], setting)
+        assert (row["gcp"], row["power"]) == (direct["gcp"], direct["power"]), parameter
+
+
+@pytest.mark.parametrize("sweep, kwargs, needle", [
+    (sweep_lambda, {"lam": 0.5}, "lam: this sweep varies it; give its values as lambdas"),
+    (sweep_knn, {"knn": 3}, "knn: this sweep varies it; give its values as knns"),
+    (sweep_knn, {"storey_lam": 1.5}, "storey_lam must be in the open interval (0, 1)"),
+    (sweep_k, {"storey_lam": 0.0}, "storey_lam must be in the open interval (0, 1)"),
+    (sweep_k, {"no_such_option": 1}, "unknown option(s) ['no_such_option']"),
+])
+def test_sweep_rule_options_are_checked_by_name(table, sweep, kwargs, needle):
+    with pytest.raises(ValueError) as caught:
+        sweep(table, reps=2, **kwargs)
+    assert needle in str(caught.value)
