@@ -23,18 +23,18 @@ from .formats import CSV_SUFFIXES, WRITE_SUFFIXES
 
 # Text cells starting with one of these are run as formulas by spreadsheets (OWASP "CSV injection").
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+# The quote put in front of them; a cell that already starts with it gets one more, so that dropping
+# one leading quote gives every cell back and two cells never read the same once quoted.
+QUOTE = "'"
+_QUOTED_PREFIXES = (*FORMULA_PREFIXES, QUOTE)
+# A plain decimal number ("-1.5", "+3e2") is read by a spreadsheet as a number, never as a formula;
+# Python's float() also takes "-nan", "+inf" and "-1_000", which a spreadsheet runs as formulas.
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 def _numeric_text(values: np.ndarray) -> np.ndarray:
-    """True where a string is a plain number ("-1.5", "+3e2"): a spreadsheet reads it as a number, not a formula."""
-    out = np.zeros(len(values), dtype=bool)
-    for i, text in enumerate(values):
-        try:
-            float(text)
-            out[i] = text == text.strip()
-        except ValueError:
-            pass
-    return out
+    """True where a string is a plain decimal number: a spreadsheet reads it as a number, not a formula."""
+    return np.fromiter((_PLAIN_NUMBER.fullmatch(text) is not None for text in values), dtype=bool, count=len(values))
 
 
 def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
@@ -42,8 +42,11 @@ def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
 
     A text cell (or column name) that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
     return gets a single quote in front (``=HYPERLINK(...)`` -> ``'=HYPERLINK(...)``), as OWASP
-    recommends for CSV exports; spreadsheets show the quote-prefixed text as text. A cell that is
-    a plain number written as text (``-1.5``) is left alone: a spreadsheet reads it as a number.
+    recommends for CSV exports; spreadsheets show the quote-prefixed text as text. A cell that
+    already starts with a quote gets one more (``'=1`` -> ``''=1``), so dropping one leading quote
+    from every cell that has one gives the original text back, and no two cells read the same. A
+    cell that is a plain decimal number written as text (``-1.5``) is left alone: a spreadsheet
+    reads it as a number.
     Numeric, boolean and missing cells are untouched. Only columns holding text are scanned, so
     the cost is one vectorised ``startswith`` per text column.
     """
@@ -75,14 +78,14 @@ def spreadsheet_safe_columns(columns: Mapping[str, object]) -> dict:
     for name, values in columns.items():
         series = values if isinstance(values, pd.Series) else pd.Series(np.asarray(values), copy=False)
         safe = _safe_cells(series)
-        if _safe_name(name) in out:
-            raise ValueError(f"columns: {name!r} and another column read the same once quoted for spreadsheets; rename one")
-        out[_safe_name(name)] = series if safe is None else safe
+        out[_safe_name(name)] = series if safe is None else safe  # one-to-one: a quote is itself quoted
     return out
 
 
 def _safe_name(name):
-    return ("'" + name) if isinstance(name, str) and name.startswith(FORMULA_PREFIXES) else name
+    if isinstance(name, str) and name.startswith(_QUOTED_PREFIXES) and not _numeric_text([name])[0]:
+        return QUOTE + name
+    return name
 
 
 def _safe_cells(series: pd.Series) -> pd.Series | None:
@@ -90,9 +93,9 @@ def _safe_cells(series: pd.Series) -> pd.Series | None:
     if not (pd.api.types.is_object_dtype(series.dtype) or pd.api.types.is_string_dtype(series.dtype)):
         return None
     try:
-        hit = series.str.startswith(FORMULA_PREFIXES, na=False).to_numpy(dtype=bool)
+        hit = series.str.startswith(_QUOTED_PREFIXES, na=False).to_numpy(dtype=bool)
     except (AttributeError, TypeError):  # cells that are not all text (bytes, lists): only text ones can be formulas
-        hit = np.fromiter((isinstance(v, str) and v.startswith(FORMULA_PREFIXES) for v in series.to_numpy(dtype=object)),
+        hit = np.fromiter((isinstance(v, str) and v.startswith(_QUOTED_PREFIXES) for v in series.to_numpy(dtype=object)),
                           dtype=bool, count=len(series))
     if not hit.any():
         return None
@@ -102,7 +105,7 @@ def _safe_cells(series: pd.Series) -> pd.Series | None:
     if not len(rows):
         return None
     values = series.to_numpy(dtype=object).copy()
-    values[rows] = ["'" + str(v) for v in values[rows]]
+    values[rows] = [QUOTE + str(v) for v in values[rows]]
     return pd.Series(values, index=series.index, dtype=object)
 
 

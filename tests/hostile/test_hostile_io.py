@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from jecs_core.all_scores import pivot_scores
 from jecs_core.io import (
@@ -128,6 +132,26 @@ def test_spreadsheet_safe_neutralises_formula_cells_only():
     assert safe["score"].tolist() == frame["score"].tolist() and safe["score"].dtype == frame["score"].dtype
     assert list(safe.columns) == ["item_id", "score", "'=head"]
     assert frame["item_id"].iloc[0].startswith("=")  # the input is not modified
+
+
+def test_a_cell_already_quoted_gets_one_more_quote_so_no_two_cells_read_the_same():
+    frame = pd.DataFrame({"item_id": ["=1", "'=1", "@x", "'@x", "''", "'plain", "-nan", "+inf", "-1_000", "-.5"]})
+    frame["'=col"] = 1
+    frame["=col"] = 2
+    safe = spreadsheet_safe(frame)
+    assert list(safe["item_id"]) == ["'=1", "''=1", "'@x", "''@x", "'''", "''plain", "'-nan", "'+inf", "'-1_000", "-.5"]
+    assert list(safe.columns) == ["item_id", "''=col", "'=col"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="'=+-@\t\r1.e_an x", max_size=6), min_size=1, max_size=12, unique=True))
+def test_dropping_one_leading_quote_gives_every_cell_back(cells):
+    # The quoting is one-to-one: distinct cells stay distinct, and a reader can undo it.
+    safe = list(spreadsheet_safe(pd.DataFrame({"c": cells}))["c"])
+    assert len(set(safe)) == len(cells)
+    assert [v[1:] if v.startswith("'") else v for v in safe] == cells
+    for v in safe:  # what a spreadsheet would run is only ever a plain number
+        assert not v.startswith(("=", "+", "-", "@", "\t", "\r")) or re.fullmatch(r"[+-](\d+\.?\d*|\.\d+)(e[+-]?\d+)?", v)
 
 
 def test_write_table_is_safe_by_default_and_raw_on_request(tmp_path):
