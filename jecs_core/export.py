@@ -5,7 +5,7 @@ run (with ``method="all"``), ``p_max``, the chosen rule's own per-item values wh
 (``p_tilde`` for the paper's JECS), ``p_<model>`` per model, ``member_<model>`` labels, then the
 table's carried columns (``text``, ``x_<name>``, ...). Text cells are spreadsheet-safe by default
 (:func:`jecs_core.io.spreadsheet_safe`). The sidecar records the rule, its guarantee kind, alpha, the options, the
-warnings, the input's hash and the package version. Both files or neither are written; the input is never overwritten.
+warnings, the input's hash and the version. Both files or neither are written; no input is overwritten.
 """
 
 from __future__ import annotations
@@ -168,9 +168,8 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
 
     ``warnings=None`` records :func:`selection_warnings`; ``spreadsheet_safe_cells`` says how the
     CSV's text cells were written; ``diagnostics`` (``AuditDiagnostics.to_dict()``) is recorded when given.
-    ``post_hoc`` records the chosen rule's post-hoc bound at ``post_hoc_delta``
-    (:func:`jecs_core.post_hoc_bound`), valid even if alpha was picked after looking; ``post_hoc`` is that
-    record when the caller computed it already (checked as :func:`~jecs_core.posthoc.report.post_hoc_record` checks it).
+    The chosen rule's post-hoc bound at ``post_hoc_delta`` (:func:`jecs_core.post_hoc_bound`) is recorded, valid even
+    if alpha was picked after looking; ``post_hoc`` is that record when the caller computed it (and is checked).
 
     Parameters
     ----------
@@ -232,7 +231,10 @@ def check_selection_paths(path: str | Path, *, inputs=(), what: str = "path") ->
     """The CSV path and its sidecar, refused as :func:`~jecs_core.io.check_output_path` refuses them (``.csv``)."""
     inputs = [p for p in inputs if p and Path(p).exists()]
     path = check_output_path(path, suffixes=(".csv",), inputs=inputs, what=what)
-    return path, check_output_path(sidecar_path(path), suffixes=(".json",), inputs=inputs, what="sidecar")
+    # A scores file's <stem>.provenance.json is read with it (the report shows it): an input too.
+    records = [Path(p).with_suffix(".provenance.json") for p in inputs]
+    return path, check_output_path(sidecar_path(path), suffixes=(".json",), what="sidecar",
+                                   inputs=[*inputs, *(r for r in records if r.exists())])
 
 
 def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison, method: str | None = None, *,

@@ -58,3 +58,17 @@ def test_the_library_names_its_path_argument(tmp_path):
 
     with pytest.raises(ValueError, match=r"^path: directory .* does not exist$"):
         write_table(pd.DataFrame({"a": [1]}), tmp_path / "nowhere" / "t.csv")
+
+
+def test_select_never_writes_its_sidecar_over_the_inputs_provenance_record(tmp_path, capsys):
+    # <stem>.provenance.json is read with the scores (the report shows it); --out data.provenance.csv
+    # would have put the selection's sidecar in its place.
+    data, record = tmp_path / "data.csv", tmp_path / "data.provenance.json"
+    data.write_bytes(Path(SAMPLE).read_bytes())
+    record.write_text('{"model": "kept"}')
+    assert main(["select", str(data), "--out", str(tmp_path / "data.provenance.csv"), "--no-progress"]) == 2
+    assert capsys.readouterr().err == (f"jecs select: error: sidecar: {record} is the input file {record}; "
+                                       "write the output somewhere else\n")
+    assert record.read_text() == '{"model": "kept"}' and not (tmp_path / "data.provenance.csv").exists()
+    record.unlink()  # without a record there is nothing to keep: the same name is fine
+    assert main(["select", str(data), "--out", str(tmp_path / "data.provenance.csv"), "--no-progress"]) == 0
