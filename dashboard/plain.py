@@ -16,3 +16,9 @@ _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 def escape(text: object) -> str:
     """``text`` with every ASCII punctuation character backslash-escaped and newlines kept as line breaks."""
     return _PUNCTUATION.sub(r"\\\1", str(text)).replace("\n", "  \n")
+
+
+def isolated_list(texts) -> str:
+    """``texts`` joined by commas, each in a Unicode isolate (FSI ... PDI): a right-to-left override
+    inside one id then reorders that id only, never the ones printed after it."""
+    return ", ".join(f"\u2068{text}\u2069" for text in texts)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ._columns import Where, empty_text, label_column, numeric_column
-from ._roles import MEMBER_PREFIX, RESERVED_MODELS, SCORE_PREFIX, is_long_header
+from ._roles import MEMBER_PREFIX, RESERVED_MODELS, SCORE_PREFIX, display_breaker, is_long_header
 from .io import LONG_TABLE_COLUMNS
 
 
@@ -56,10 +56,12 @@ def _cells(frame: pd.DataFrame, where: Where) -> tuple[np.ndarray | None, np.nda
             problems.append(where.problem(column, f"{what} at {where.rows(empty)}"))
     models = frame["model"].astype(str)
     # A model name heads the export's score_<model> and p_<model> columns: what a wide header refuses, refused here.
-    broken = models.map(lambda name: any(ord(ch) < 32 for ch in name)).to_numpy(dtype=bool)
-    if broken.any():
-        problems.append(where.problem("model", f"model name {models[broken].iloc[0]!r} at {where.rows(broken)} holds a "
-                                               "line break or control character; rename the model"))
+    breakers = models.map(display_breaker)
+    if breakers.notna().any():  # rows of the first such name only: the message names that one
+        first = models[breakers.notna()].iloc[0]
+        at = (models == first).to_numpy(dtype=bool)
+        problems.append(where.problem("model", f"model name {first!r} at {where.rows(at)} holds a line break or "
+                                               f"control character (U+{ord(display_breaker(first)):04X}); rename the model"))
     reserved = models.isin(RESERVED_MODELS).to_numpy()
     if reserved.any():
         name = models[reserved].iloc[0]

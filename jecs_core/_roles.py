@@ -5,6 +5,8 @@ Their own module, with no imports, so the readers below the data contract (Parqu
 layout, the CSV readers) use them too without importing the contract.
 """
 
+import unicodedata
+
 SCORE_PREFIX = "score_"
 MEMBER_PREFIX = "member_"
 COVARIATE_PREFIX = "x_"
@@ -13,6 +15,24 @@ RESERVED_COLUMNS = ("selected", "p_max", "p_tilde")
 RESERVED_PREFIXES = ("p_", "selected_")
 RESERVED_MODELS = frozenset(name[len("p_"):] for name in RESERVED_COLUMNS if name.startswith("p_"))
 ROLE_PREFIXES = {SCORE_PREFIX: "a model's scores", MEMBER_PREFIX: "a model's member labels", COVARIATE_PREFIX: "a covariate"}
+
+
+# Bidirectional embeddings, overrides and isolates: inside a name they reorder what is printed after it.
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def display_breaker(name: str, *, allow: str = "") -> str | None:
+    """The first character of ``name`` that would break or rewrite a printed line, or ``None``.
+
+    A control character (C0, DEL, C1), a line or paragraph separator, or a bidirectional control;
+    ``allow`` lists characters let through (a tab in a header, left to the tab-separated file's hint).
+    """
+    for ch in name:
+        if ch in allow:
+            continue
+        if ch in _BIDI_CONTROLS or unicodedata.category(ch) in ("Cc", "Zl", "Zp"):
+            return ch
+    return None
 
 
 def is_reserved_column(name: str) -> bool:

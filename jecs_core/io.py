@@ -29,7 +29,10 @@ import pandas as pd
 from ._arrow_cells import plain_cells, to_frame
 from ._csv_rows import long_row_problem, parse_problem, short_row, short_row_problem
 from ._mixed_columns import text_where_mixed
-from ._roles import read_as_written  # noqa: F401  (re-exported for the readers outside the core)
+from ._roles import (
+    display_breaker,
+    read_as_written,  # noqa: F401  (re-exported for the readers outside the core)
+)
 from ._writers import (  # noqa: F401  (re-exported: io is the one place to import them from)
     FORMULA_PREFIXES,
     WRITE_SUFFIXES,
@@ -111,9 +114,10 @@ def check_header(names, source: str) -> list[str]:
     if empty:
         raise ScoreTableError(f"{source}: column {empty[0]} has an empty header; name every column")
     # A line break would split every printed table (a tab is left to the tab-separated file's own hint).
-    broken = [n for n in names if any(ord(ch) < 32 and ch != "\t" for ch in n)]
+    broken = [n for n in names if display_breaker(n, allow="\t")]
     if broken:
-        raise ScoreTableError(f"{source}: column name {broken[0]!r} holds a line break or control character; rename it")
+        raise ScoreTableError(f"{source}: column name {broken[0]!r} holds a line break or control character "
+                              f"(U+{ord(display_breaker(broken[0], allow=chr(9))):04X}); rename it")
     seen: dict[str, int] = {}
     for i, name in enumerate(names):
         if name in seen:

@@ -19,6 +19,7 @@ from jecs_core.rules import declared_options
 
 from ..explain import diagnostics_basis, selection_warnings
 from ..figures.catalog import SELECT_FIGURES, build_all, envelope_source
+from ..plain import isolated_list
 from .leaderboard import leaderboard_section
 from .posthoc import PostHocContext, apply_to_sidecar, section_html
 from .style import CSS
@@ -160,7 +161,7 @@ def _data_summary(inputs: ReportInputs) -> str:
     return _table([
         ("data set", inputs.data_name), ("scores file", Path(str(t.source)).name if t.source else "-"),
         ("scores file SHA-256", t.source_sha256 or "-"), ("test items n", f"{t.n:,}"),
-        ("calibration items m", f"{t.m:,}"), ("models K", t.K), ("models", ", ".join(t.models)),
+        ("calibration items m", f"{t.m:,}"), ("models K", t.K), ("models", isolated_list(t.models)),
         ("member labels", "present" if t.has_labels else "absent"),
         ("smallest possible p-value 1/(m+1)", f"{1 / (t.m + 1):.4g}"),
     ])

@@ -16,6 +16,8 @@ import numpy as np
 from jecs_core import REGISTRY, Comparison, ScoreTable
 from jecs_core.posthoc import post_hoc_line, post_hoc_record
 
+from ..plain import isolated_list
+
 # Ids of a hand edit listed in the report (the sidecar lists them all).
 MAX_IDS = 50
 NOT_COMMITTED = ("α was not committed before the results were seen: it may have been picked after looking, "
@@ -88,7 +90,7 @@ def _set_rows(title: str, record: dict, delta: float) -> str:
 
 
 def _ids(label: str, ids) -> str:
-    shown = ", ".join(ids[:MAX_IDS]) + (f" … ({len(ids) - MAX_IDS} more in the sidecar)" if len(ids) > MAX_IDS else "")
+    shown = isolated_list(ids[:MAX_IDS]) + (f" … ({len(ids) - MAX_IDS} more in the sidecar)" if len(ids) > MAX_IDS else "")
     return _row(label, shown or "-")
 
 

@@ -105,3 +105,20 @@ def test_store_keeps_only_changes_from_the_rule():
     store("ticks-test", [0], base, [True])  # a tick undone
     assert hand_edit.overrides("ticks-test") == {2: True}
     assert hand_edit.overrides("other") == {}  # edits belong to one data set
+
+
+def test_each_listed_id_and_model_is_isolated_so_an_override_reorders_only_itself():
+    # A right-to-left override in one id would otherwise print every id after it reversed.
+    rng = np.random.default_rng(4)
+    test = np.vstack([rng.standard_normal((30, 2)) - 3, rng.standard_normal((30, 2))])
+    frame = wide_table(rng.standard_normal((120, 2)), test, np.r_[np.zeros((30, 2)), np.ones((30, 2))])
+    frame.loc[frame["split"] == "test", "item_id"] = [f"id\u202e{i}" for i in range(60)]
+    table = jecs_core.table_from_frame(frame)
+    comparison = jecs_core.compare_methods(table, alpha=0.2)
+    edited = _hand(table, comparison)
+    context = PostHocContext(delta=0.1, hand_mask=edited.mask, hand_record=edited.record())
+    html = build_report(ReportInputs(table=table, comparison=comparison, method=jecs_core.DEFAULT_METHOD,
+                                     data_name="d", post_hoc=context))
+    for listed in (*edited.added, *edited.removed):
+        assert f"\u2068{escape(listed)}\u2069" in html
+    assert f"\u2068{table.models[0]}\u2069, \u2068{table.models[1]}\u2069" in html
