@@ -86,15 +86,17 @@ def ranking(result) -> Ranking | None:
 def find_items(table: ScoreTable, query: str, *, limit: int = 50) -> np.ndarray:
     """Indices of items matching ``query``: the exact id first, then ids starting with it, then text hits.
 
-    Matching is case-insensitive; an exact id match alone is returned when there is one.
+    Matching is case-insensitive; an exact id match alone is returned when there is one (the query as
+    typed first, so an id whose spaces matter is found, then without its surrounding spaces).
     """
-    query = query.strip()
-    if not query:
+    if not query.strip():
         return np.arange(0)
     ids = pd.Series(table.test_ids, dtype=str)
-    exact = np.flatnonzero(ids.to_numpy() == query)
-    if exact.size:
-        return exact[:limit]
+    for candidate in dict.fromkeys((query, query.strip())):
+        exact = np.flatnonzero(ids.to_numpy() == candidate)
+        if exact.size:
+            return exact[:limit]
+    query = query.strip()
     lowered = ids.str.lower()
     needle = query.lower()
     prefix = np.flatnonzero(lowered.str.startswith(needle).to_numpy())

@@ -16,10 +16,11 @@ import streamlit as st
 
 from jecs_core import REGISTRY
 
+from .tables import IN_SET
+
 EDITING = "jecs.hand_editing"  # the toggle
 OVERRIDES = "jecs.hand_overrides"  # {"data_key": str, "items": {index: bool}}
 VERSION = "jecs.hand_version"  # bumped by a reset: every editor starts fresh on the rule's selection
-IN_SET = "in set"
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,9 @@ GRID_COLUMNS = {
 }
 WHICH = ("selected", "dropped", "all")
 PAGE_SIZE = 50
+# Columns the page's views add beside the items table's own (the hand editor's tick).
+IN_SET = "in set"
+PAGE_NAMES = frozenset({"item_id", IN_SET})
 
 
 @dataclass(frozen=True)
@@ -66,16 +69,17 @@ def items_page(table: ScoreTable, comparison: Comparison, method: str, *, which:
     pages = max(1, -(-len(rows) // page_size))
     page = int(min(max(1, page), pages))
     shown = rows[(page - 1) * page_size: page * page_size]
-    frame = pd.DataFrame({"item_id": np.asarray(table.test_ids)[shown].astype(str)})
-    for col in text_columns(table):
-        frame[col] = table.test_extra[col].to_numpy()[shown]
-    frame["kept"] = comparison.selected(method)[shown]
-    frame["p_max"] = comparison.p_max[shown]
+    own = {"kept": comparison.selected(method)[shown], "p_max": comparison.p_max[shown]}
     stat = ranking(comparison.result(method))
     if stat is not None and stat.name != "max-p p*":  # p* is already a column
-        frame[stat.name] = stat.values[shown]
-    for k, model in enumerate(table.models):
-        frame[f"p_{model}"] = comparison.pvalues[shown, k]
+        own[stat.name] = stat.values[shown]
+    own.update({f"p_{model}": comparison.pvalues[shown, k] for k, model in enumerate(table.models)})
+    frame = pd.DataFrame({"item_id": np.asarray(table.test_ids)[shown].astype(str)})
+    for col in text_columns(table):  # a carried column named like one of the page's own keeps its cells, marked
+        name = f"{col} (from the file)" if col in own or col in PAGE_NAMES else col
+        frame[name] = table.test_extra[col].to_numpy()[shown]
+    for name, values in own.items():
+        frame[name] = values
     return ItemsPage(frame=frame, total=int(len(rows)), page=page, pages=pages)
 
 

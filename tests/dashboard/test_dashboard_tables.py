@@ -86,3 +86,32 @@ def test_counts_table_follows_the_summary(comparison):
     assert list(shown["rule"]) == [jecs_core.REGISTRY[m].label for m in comparison.methods]
     np.testing.assert_array_equal(shown["selected"], summary["n_selected"])
     np.testing.assert_array_equal(shown["GCP > α"], summary["gcp"] > comparison.alpha)
+
+
+def test_a_carried_column_named_like_a_page_column_keeps_its_cells():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"item_id": [f"i{i}" for i in range(40)], "split": ["calibration"] * 20 + ["test"] * 20,
+                          "score_m1": rng.normal(size=40), "score_m2": rng.normal(size=40)})
+    frame["kept"] = [f"note{i}" for i in range(40)]
+    frame["in set"] = "x"
+    frame["transformed value p̃"] = "mine"
+    table = jecs_core.table_from_frame(frame)
+    comparison = jecs_core.compare_methods(table, alpha=0.5)
+    shown = tables.items_page(table, comparison, "jecs", which="all", page_size=40).frame
+    assert shown["kept (from the file)"].tolist() == [f"note{i}" for i in range(20, 40)]
+    assert shown["in set (from the file)"].eq("x").all() and shown["transformed value p̃ (from the file)"].eq("mine").all()
+    assert shown["kept"].tolist() == comparison.selected("jecs").tolist()
+    assert shown["transformed value p̃"].dtype.kind == "f" and tables.IN_SET not in shown.columns
+
+
+def test_an_id_whose_spaces_matter_is_found_as_typed():
+    rng = np.random.default_rng(1)
+    ids = ["m1", "m1 ", " x ", "x\ny", "x"]
+    frame = pd.DataFrame({"item_id": [f"c{i}" for i in range(10)] + ids, "split": ["calibration"] * 10 + ["test"] * 5,
+                          "score_a": rng.normal(size=15)})
+    table = jecs_core.table_from_frame(frame)
+    comparison = jecs_core.compare_methods(table, alpha=0.5)
+    assert list(tables.item_indices(table, comparison, "jmcs", which="all", query="m1 ")) == [1]
+    assert list(tables.item_indices(table, comparison, "jmcs", which="all", query="m1")) == [0]
+    assert list(tables.item_indices(table, comparison, "jmcs", which="all", query=" x ")) == [2]
+    assert list(tables.item_indices(table, comparison, "jmcs", which="all", query="  x")) == [4]  # no id "  x": stripped
