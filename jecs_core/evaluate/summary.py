@@ -17,8 +17,8 @@ SE_DDOF = 1
 # Said wherever a protocol SE is shown: it is conditional on the one table evaluated.
 SE_SCOPE_NOTE = (
     "These standard errors cover only the subsampling noise on this one fixed table. A rule's GCP varies far "
-    "more between independent tables of the same design (10-25 times this SE on audit-like designs, more with "
-    "more repetitions), so the protocol mean is not the rule's unconditional GCR; the twin estimate "
+    "more between independent tables of the same design (tens of times this SE on audit-like designs: "
+    "26-65 times on the shipped real audit at 500 repetitions), so the protocol mean is not the rule's unconditional GCR; the twin estimate "
     "(twin_evaluate, jecs evaluate --twin) averages over fresh synthetic tables matched to this audit and "
     "prints the ratio."
 )
