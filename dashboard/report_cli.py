@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     out = check_output_path(args.out, suffixes=(".html",), inputs=(args.scores,), what="--out")
     parse_shift_args(args)  # before the table is read: a bad list fails at once
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
-    options = rule_options(args)
+    options = rule_options(args, table)
     comparison, shift = _compared(args, table, options) if args.covariates is not None else (
         compare_methods(table, alpha=args.alpha, **options), None)
     # The diagnostics judge the paper's JECS, so they take its options only.

@@ -181,7 +181,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     check_outputs((("--out", args.out), ("--twin-out", args.twin_out), ("--per-rep-out", args.per_rep_out)),
                   inputs=(args.scores,))
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
-    chosen = rule_options(args)
+    chosen = rule_options(args, table)
     with progress_bar(args, desc="repetitions", unit="rep") as progress:
         result = evaluate(table, **chosen, **options, progress=progress)
     print(format_evaluation(result, source=args.scores, digits=_digits(args)))
@@ -255,6 +255,7 @@ def _sweep(args: argparse.Namespace, **options):
     settings = counts(args.knns, "--knns", auto=True) if args.parameter == "knn" else None
     ks = counts(args.ks, "--ks") if args.parameter == "k" and args.ks is not None else None
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
+    chosen = rule_options(args, table)  # a count above the table's n, named by its flag
     if args.parameter == "lambda":
         return sweep_lambda(table, lambdas=lambdas, include_auto=not args.no_auto, **chosen, **options)
     if args.parameter == "knn":

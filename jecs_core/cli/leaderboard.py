@@ -197,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
     source = args.results[0] if len(args.results) == 1 else args.results
     results = load_results(source, metric=args.metric, id_field=args.id_field)
     board = leaderboard(table, results, alpha=args.alpha, method=args.method, delta=args.post_hoc_delta,
-                        **rule_options(args), covariates=args.covariates,
+                        **rule_options(args, table), covariates=args.covariates,
                         shift_method=args.shift_method, seed=args.seed)
     print(format_leaderboard(board, scores=args.scores, results=" ".join(args.results)))
     for line in board.warnings:  # one line each, on stderr so the table stays parseable

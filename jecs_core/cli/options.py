@@ -176,12 +176,21 @@ def add_rule_options(parser: argparse.ArgumentParser, *, skip: tuple[str, ...] =
                            help=f"{option.help} [taken by: {labels}; default {_shown(option.default)}]")
 
 
-def rule_options(args: argparse.Namespace) -> dict:
-    """The declared rule options' values from parsed ``args`` (one dict for the rules, the sidecar and the report)."""
+def rule_options(args: argparse.Namespace, table=None) -> dict:
+    """The declared rule options' values from parsed ``args`` (one dict for the rules, the sidecar and the report).
+
+    With the ``table`` read, a count that may not exceed its test items is checked, naming the flag.
+    """
     from ..rules import declared_options
 
-    return {name: getattr(args, name) for name, (option, _) in declared_options().items()
-            if option.flag is not None and hasattr(args, name)}
+    chosen = {}
+    for name, (option, _) in declared_options().items():
+        if option.flag is None or not hasattr(args, name):
+            continue
+        value = chosen[name] = getattr(args, name)
+        if table is not None and option.at_most_n and isinstance(value, int) and value > table.n:
+            raise ValueError(f"{option.flag}: {value} is more than the n = {table.n:,} test items of {table.source}")
+    return chosen
 
 
 def _shown(value) -> str:

@@ -197,11 +197,11 @@ def _compare(args, table, pvalues, clusters, methods):
 
     if clusters is None:
         return compare_pvalues(pvalues, alpha=args.alpha, methods=methods, models=table.models,
-                               contaminated=table.contaminated, **rule_options(args))
+                               contaminated=table.contaminated, **rule_options(args, table))
     from ..checks import cluster_comparison
 
     return cluster_comparison(pvalues, clusters, alpha=args.alpha, models=table.models, contaminated=table.contaminated,
-                              methods=methods, **rule_options(args))
+                              methods=methods, **rule_options(args, table))
 
 
 def _with(comparison, more):

@@ -50,6 +50,8 @@ class Option:
         The widget's first manual value where the default is automatic (``"auto"`` or ``None``).
     shown : bool
         Whether the dashboard shows a control for it (the URL key is read only when shown).
+    at_most_n : bool
+        A count that may not exceed the table's test items (checked once the table is read).
     """
 
     name: str
@@ -67,6 +69,7 @@ class Option:
     auto_label: str = ""
     start: object = None
     shown: bool = True
+    at_most_n: bool = False
 
     def __post_init__(self):
         if self.flag == "":
@@ -148,7 +151,7 @@ LAM = Option(
     help="paper JECS only: right-tail threshold lambda, 'auto' (data-driven, default) or a number in (0, 1)",
 )
 KNN = Option(
-    name="knn", default=None, check=check_knn, widget="int", low=1, high=100_000, step=1, start=10,
+    name="knn", default=None, check=check_knn, widget="int", low=1, high=100_000, step=1, start=10, at_most_n=True,
     label="k_n", auto_label="kNN size k_n",
     help="paper JECS only: kNN size k_n of the boundary density (default ceil(sqrt(m_R)); at most n)",
 )

@@ -152,3 +152,15 @@ def test_select_at_a_tiny_alpha_advises_a_short_count(tmp_path, capsys):
     (warning,) = [line for line in err.splitlines() if "use at least" in line]
     assert code == 0 and warning.endswith("; use at least about 1e+300 calibration items")
     assert "99999" not in warning and len(warning) < 400
+
+
+@pytest.mark.parametrize("argv", [["select", SAMPLE], ["evaluate", SAMPLE, "--reps", "2"],
+                                  ["report", SAMPLE, "--out", "REPORT"], ["sweep", "lambda", SAMPLE, "--reps", "2"],
+                                  ["sweep", "k", SAMPLE, "--reps", "2"]])
+@pytest.mark.parametrize("knn", ["841", "99999999999999999999"])
+def test_a_knn_above_the_table_is_named_by_its_flag_once_the_table_is_read(capsys, tmp_path, argv, knn):
+    argv = [str(tmp_path / "r.html") if a == "REPORT" else a for a in argv]
+    code, printed, err = _run(capsys, *argv, "--knn", knn)
+    assert (code, printed) == (2, "")
+    assert err == f"jecs {argv[0]}: error: --knn: {knn} is more than the n = 840 test items of {SAMPLE}\n"
+    assert not (tmp_path / "r.html").exists()
