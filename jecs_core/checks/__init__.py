@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from .._roles import ROLE_PREFIXES, SCORE_PREFIX, role_lookalike
 from .cluster import ClusterResult, cluster_comparison, cluster_pvalues, expand_clusters
 from .direction import DirectionCheck, score_direction
@@ -43,8 +45,30 @@ def role_lookalikes(table) -> list[str]:
         if model != model.strip():
             found.append(f"warning: model {model!r} (column {SCORE_PREFIX + model!r}) has spaces at its ends; results "
                          f"and model names elsewhere must match it exactly: rename the column {SCORE_PREFIX + model.strip()!r}")
+    return found + look_alike_models(table.models)
+
+
+def _folded(name: str) -> str:
+    """What a reader sees of a name: compatibility forms, letter case, spaces and invisible characters folded."""
+    shown = "".join(ch for ch in unicodedata.normalize("NFKC", name) if unicodedata.category(ch) != "Cf")
+    return " ".join(shown.casefold().split())
+
+
+def look_alike_models(models) -> list[str]:
+    """A warning for each group of model names that differ only in letter case, spaces, Unicode form or
+    invisible characters (``m1`` and ``M1``, ``ab`` and ``a\u200bb``): printed, they read as one model."""
+    groups: dict[str, list[str]] = {}
+    for model in models:
+        groups.setdefault(_folded(model), []).append(model)
+    found = []
+    for names in (group for group in groups.values() if len(group) > 1):
+        # 'é' and 'é' (composed, decomposed) or 'ｍ1' and 'm1': only escapes tell them apart
+        shown = [ascii(name) if any(not n.isascii() for n in names) else repr(name) for name in names]
+        found.append(f"warning: models {', '.join(shown)} differ only in letter case, spaces, Unicode form or "
+                     f"invisible characters and print alike; results must name each exactly: check that they are "
+                     f"{len(names)} models")
     return found
 
 
 __all__ = ["ClusterResult", "DirectionCheck", "cluster_comparison", "DuplicateReport", "cluster_pvalues", "data_warnings", "expand_clusters",
-           "find_duplicates", "role_lookalikes", "score_direction"]
+           "find_duplicates", "look_alike_models", "role_lookalikes", "score_direction"]

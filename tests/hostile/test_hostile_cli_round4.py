@@ -183,3 +183,25 @@ def test_a_column_name_with_a_line_break_is_refused(tmp_path, capsys, name):
     frame.to_csv(tmp_path / "t.csv", index=False)
     code, _, err = _run(capsys, "select", tmp_path / "t.csv")
     assert code == 2 and f"column name {name!r} holds a line break or control character" in err
+
+
+@pytest.mark.parametrize(("first", "second", "shown"), [
+    ("m1", "M1", "'m1', 'M1'"),
+    ("ab", "a\u200bb", "'ab', 'a\\u200bb'"),
+    ("\u00e9", "e\u0301", "'\\xe9', 'e\\u0301'"),  # composed and decomposed: only escapes tell them apart
+    ("ｍ1", "m1", "'\\uff4d1', 'm1'"),
+])
+def test_models_that_print_alike_are_named_together(first, second, shown, tmp_path, capsys):
+    # Two models nobody can tell apart on a leaderboard: kept as two, but never in silence.
+    _table().rename(columns={"score_m0": f"score_{first}", "score_m1": f"score_{second}"}).to_csv(
+        tmp_path / "t.csv", index=False)
+    code, out, err = _run(capsys, "select", tmp_path / "t.csv", "--no-diagnostics")
+    assert code == 0 and "K = 3" in out
+    assert f"warning: models {shown} differ only in letter case, spaces, Unicode form or invisible characters" in err
+    assert err.count("print alike") == 1
+
+
+def test_models_that_differ_in_more_than_their_look_raise_no_warning(tmp_path, capsys):
+    _table().rename(columns={"score_m0": "score_m-1", "score_m1": "score_m_1"}).to_csv(tmp_path / "t.csv", index=False)
+    code, _, err = _run(capsys, "select", tmp_path / "t.csv", "--no-diagnostics")
+    assert code == 0 and "print alike" not in err
