@@ -40,7 +40,14 @@ def read_texts(path: str | Path) -> pd.DataFrame:
         shards = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in TABLE_SUFFIXES)
         if not shards:
             raise ValueError(f"texts directory {str(p)!r} holds no .csv or .parquet shards")
-        frame = pd.concat([_read_file(f) for f in shards], ignore_index=True)
+        frames = [_read_file(f) for f in shards]
+        for shard, frame in zip(shards, frames):  # a concat would fill a shard's missing column with NaN
+            _check_columns(frame, f"texts shard {str(shard)!r}")
+            odd = sorted(set(map(str, frame.columns)) ^ set(map(str, frames[0].columns)))
+            if odd:
+                raise ValueError(f"texts shard {str(shard)!r}: its columns differ from those of {shards[0].name!r} in "
+                                 f"{', '.join(map(repr, odd[:5]))}; give every shard the same columns")
+        frame = pd.concat(frames, ignore_index=True)
         return validate_texts(frame, source=f"texts directory {str(p)!r} ({len(shards)} shards)")
     if not p.is_file():
         raise ValueError(f"texts file {str(p)!r} does not exist")
@@ -71,12 +78,7 @@ def validate_texts(frame: pd.DataFrame, *, source: str = "texts table") -> pd.Da
     """
     if not isinstance(frame, pd.DataFrame):
         raise ValueError(f"{source}: expected a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"{source}: missing column(s) {', '.join(map(repr, missing))}; a texts table needs "
-            f"{', '.join(REQUIRED_COLUMNS)}"
-        )
+    _check_columns(frame, source)
     if frame.empty:
         raise ValueError(f"{source}: the table has no rows")
     ids = frame["item_id"]
@@ -106,6 +108,16 @@ def validate_texts(frame: pd.DataFrame, *, source: str = "texts table") -> pd.Da
     text = out["text"]
     out["text"] = text.where(text.notna(), "").astype(str)
     return out
+
+
+def _check_columns(frame: pd.DataFrame, source: str) -> None:
+    """The required columns, each by its exact name; a near miss (`` split``, ``Text``) is named with the fix."""
+    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
+    if missing:
+        near = {c: str(x) for c in missing for x in frame.columns if str(x).strip().lower() == c}
+        hint = "".join(f"; {near[c]!r} would be {c!r} without its spaces or capitals" for c in missing if c in near)
+        raise ValueError(f"{source}: missing column(s) {', '.join(map(repr, missing))}; a texts table needs "
+                         f"{', '.join(REQUIRED_COLUMNS)}{hint}")
 
 
 def _check_labels(frame: pd.DataFrame, *, is_test, source: str) -> None:

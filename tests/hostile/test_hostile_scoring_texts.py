@@ -42,3 +42,28 @@ def test_split_words_are_read_as_a_score_table_reads_them(tmp_path):
     path.write_text("item_id,split,text\na,calib,hello\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"column 'split' must be 'calibration' or 'test'; found \['calib'\]"):
         read_texts(path)
+
+
+@pytest.mark.parametrize(("second_header", "error"), [
+    ("item_id,split,Text", "texts shard '{p1}': missing column(s) 'text'; a texts table needs item_id, split, text; "
+                           "'Text' would be 'text' without its spaces or capitals"),
+    ("item_id,text", "texts shard '{p1}': missing column(s) 'split'; a texts table needs item_id, split, text"),
+    ("item_id,split,text,note", "texts shard '{p1}': its columns differ from those of 'p0.csv' in 'note'; "
+                                "give every shard the same columns"),
+])
+def test_a_shard_whose_columns_differ_is_refused_naming_it(tmp_path, second_header, error):
+    # Joined first, a shard without 'text' scored its items as empty texts (NaN) without a word.
+    (tmp_path / "p0.csv").write_text("item_id,split,text\nq0,calibration,hello\nq1,test,world\n", encoding="utf-8")
+    cells = {"item_id,split,Text": "q2,test,hi", "item_id,text": "q2,hi", "item_id,split,text,note": "q2,test,hi,n"}
+    (tmp_path / "p1.csv").write_text(f"{second_header}\n{cells[second_header]}\n", encoding="utf-8")
+    with pytest.raises(ValueError) as caught:
+        read_texts(tmp_path)
+    assert str(caught.value) == error.format(p1=tmp_path / "p1.csv")
+
+
+def test_a_header_with_spaces_after_the_commas_is_named_with_the_fix(tmp_path):
+    path = tmp_path / "texts.csv"
+    path.write_text("item_id, split, text\na,test,hello\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"' split' would be 'split' without its spaces or capitals; "
+                                         r"' text' would be 'text' without"):
+        read_texts(path)
