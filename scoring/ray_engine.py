@@ -27,8 +27,11 @@ shared filesystem). Needs the ``distributed`` extra (Ray).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
+import shutil
+import socket
 import tempfile
 from dataclasses import dataclass
 
@@ -70,17 +73,40 @@ def ensure_ray(*, address: str | None, num_cpus: int, object_store_mb: int) -> b
         return False
     joined = cluster_address(address)
     if joined:
+        _check_reachable(joined, "--address" if address else "RAY_ADDRESS")
         ray.init(address=joined, runtime_env={"env_vars": OFFLINE}, log_to_driver=False, ignore_reinit_error=True)
         return True
     # A local Ray's processes inherit this environment, so the variables need no runtime_env: Ray
     # hands an actor one of the worker processes it starts ahead of time only when the job has no
     # runtime_env, which spares a cold pool a process start.
+    logs = tempfile.mkdtemp(prefix="jray-", dir="/tmp")
+    atexit.register(_shut_down_and_remove, logs)  # runs before Ray's own exit handler: shut it down first
     with _environment(OFFLINE):
         ray.init(
             num_cpus=num_cpus, object_store_memory=object_store_mb << 20, include_dashboard=False,
-            _temp_dir=tempfile.mkdtemp(prefix="jray-", dir="/tmp"), log_to_driver=False, ignore_reinit_error=True,
+            _temp_dir=logs, log_to_driver=False, ignore_reinit_error=True,
         )
     return True
+
+
+def _shut_down_and_remove(logs: str) -> None:
+    """The local Ray this process started, stopped; its session directory removed."""
+    ray = _ray()
+    if ray.is_initialized():
+        ray.shutdown()
+    shutil.rmtree(logs, ignore_errors=True)
+
+
+def _check_reachable(address: str, given_by: str) -> None:
+    """A ``host:port`` that answers, checked in seconds: Ray itself retries an unreachable one for minutes."""
+    host, _, port = address.rpartition(":")
+    if address == "auto" or "://" in address or not host or not port.isdigit():
+        return  # "auto" and client addresses are Ray's to resolve
+    try:
+        socket.create_connection((host, int(port)), timeout=10).close()
+    except OSError as exc:
+        raise ValueError(f"{given_by}: no Ray cluster answers at {address} ({exc.strerror or exc}); start it there with "
+                         "`ray start --head`, or leave the address out to start a Ray on this machine") from None
 
 
 @contextlib.contextmanager

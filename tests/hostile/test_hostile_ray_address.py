@@ -1,0 +1,51 @@
+"""A Ray cluster address nobody answers at: one line naming where it came from, in seconds, not minutes of retries."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from scoring.ray_engine import _check_reachable
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:  # a port just freed: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize("given_by", ["--address", "RAY_ADDRESS"])
+def test_an_address_nobody_answers_at_is_refused_naming_its_source(given_by):
+    address = f"127.0.0.1:{_closed_port()}"
+    with pytest.raises(ValueError) as caught:
+        _check_reachable(address, given_by)
+    message = str(caught.value)
+    assert message.startswith(f"{given_by}: no Ray cluster answers at {address} (") and "ray start --head" in message
+    assert "\n" not in message
+
+
+def test_a_listening_address_and_the_ones_ray_resolves_pass():
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        _check_reachable(f"127.0.0.1:{server.getsockname()[1]}", "--address")
+    for address in ("auto", "ray://head:10001", "head"):  # Ray's own to resolve
+        _check_reachable(address, "--address")
+
+
+def test_jecs_score_with_an_unreachable_address_stops_before_any_model_work(tmp_path, capsys):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pytest.importorskip("ray", reason="the Ray engine needs the distributed extra (ray)")
+    from jecs_cli import main
+    from scoring.testing import save_tiny_model
+
+    model = save_tiny_model(tmp_path / "tiny")
+    texts = tmp_path / "t.csv"
+    texts.write_text("item_id,split,text\nq0,calibration,hello there\nq1,test,world again\n", encoding="utf-8")
+    address = f"127.0.0.1:{_closed_port()}"
+    code = main(["score", "--engine", "ray", "--address", address, "--texts", str(texts), "--model", f"a={model}",
+                 "--out", str(tmp_path / "o.csv"), "--cache-dir", str(tmp_path / "cache"), "--no-progress"])
+    assert code == 2 and f"--address: no Ray cluster answers at {address}" in capsys.readouterr().err
+    assert not (tmp_path / "o.csv").exists()
