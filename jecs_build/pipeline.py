@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -40,16 +39,12 @@ from jecs_core.simulate import three_block_split
 
 from . import corpus as corpus_io
 from . import exposure
+from .cache_identity import check_cache, identity
 from .common import DEFAULT_CACHE_DIR, STAGES, check_build_name, device, quiet_libraries, say
 from .finetune import LoraSettings
 
 #: The detection scores a build records (the shipped audit's four).
 BUILD_SCORES = ("ppl", "mink", "minkpp", "mentr")
-# Parameters that change the plan or the adapters: a cached run with other values is not reused.
-_IDENTITY_KEYS = ("corpus", "base_model", "n_pool", "min_words", "max_words", "n_models", "a", "b", "rho",
-                  "seed", "lora", "model_prefix", "rhos", "pad_training")
-# Identity keys a cache made before they existed lacks; its value was the default.
-_IDENTITY_DEFAULTS = {"rhos": [], "pad_training": False}
 
 
 @dataclass(frozen=True)
@@ -142,30 +137,6 @@ def _resolved(config: BuildConfig) -> BuildConfig:
     return replace(config, corpus=str(corpus.resolve()), base_model=str(base.resolve()))
 
 
-def _identity(config: BuildConfig) -> dict:
-    return {k: config.to_dict()[k] for k in _IDENTITY_KEYS}
-
-
-def _check_cache(run_dir: Path, config: BuildConfig, force: bool) -> None:
-    """Refuse to mix a cached run made with other identity parameters into this one.
-
-    Only a run that got as far as ``plan.csv`` counts: a ``config.json`` left by
-    a stage that failed before it is stale and ignored.
-    """
-    saved = run_dir / "config.json"
-    if force and run_dir.exists():
-        shutil.rmtree(run_dir)
-    if saved.is_file() and (run_dir / "plan.csv").is_file():
-        previous, current = json.loads(saved.read_text()), _identity(config)
-        changed = sorted(k for k in _IDENTITY_KEYS if previous.get(k, _IDENTITY_DEFAULTS.get(k)) != current[k])
-        if changed:
-            raise ValueError(
-                f"cache {run_dir} was built with other {', '.join(changed)}; pass --force to discard it "
-                "or use another --name / --cache-dir"
-            )
-    run_dir.mkdir(parents=True, exist_ok=True)
-
-
 def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(text)
@@ -201,7 +172,7 @@ def prepare(config: BuildConfig, run_dir: Path) -> pd.DataFrame:
     plan.to_csv(tmp, index=False)
     os.replace(tmp, path)
     # Written only now: a run that failed before this point must not block the next one.
-    _write_atomic(run_dir / "config.json", json.dumps(_identity(config), indent=2))
+    _write_atomic(run_dir / "config.json", json.dumps(identity(config), indent=2))
     say(f"pool of {len(plan)} texts from {len(texts)} after filtering; blocks "
         + ", ".join(f"{b}={n}" for b, n in plan["block"].value_counts().items()))
     return plan
@@ -258,7 +229,7 @@ def _build(config, out_dir, cache_dir, stop_after, force, progress, threads) -> 
         torch.set_num_threads(threads)
     config = _resolved(config)
     run_dir = Path(cache_dir) / check_build_name(config.name)
-    _check_cache(run_dir, config, force)
+    check_cache(run_dir, config, force)
     say(f"build {config.name}: cache {run_dir}")
     plan = prepare(config, run_dir)
     if stop_after == "prepare":

@@ -102,11 +102,14 @@ def test_end_to_end_output_meets_the_data_contract(toy_build):
 
 
 def test_end_to_end_provenance(toy_build):
-    config, _, paths = toy_build
+    config, root, paths = toy_build
     with open(paths["provenance"]) as handle:
         prov = json.load(handle)
     assert prov["parameters"]["n_models"] == 2 and prov["parameters"]["lora"]["epochs"] == 1
     assert prov["corpus"]["n_after_filter"] == 30  # 32 texts, one duplicate, one too short
+    cached = json.loads((root / "cache" / "toy" / "config.json").read_text())
+    assert prov["base_model"]["content_sha256"] == cached["base_model_sha256"]
+    assert prov["corpus"]["sha256"] == cached["corpus_sha256"]
     assert set(prov["auc_test"]["per_model"]) == {"ft01", "ft02"}
     from jecs_core import METHODS  # every registered selection rule is evaluated and counted
 
@@ -134,6 +137,30 @@ def test_cache_made_with_other_parameters_is_refused(toy_build, tiny_model, toy_
     _, root, _ = toy_build
     with pytest.raises(ValueError, match="rho"):
         build(_config(tiny_model, toy_corpus, rho=0.5), cache_dir=root / "cache", stop_after="prepare", progress=False)
+
+
+def test_a_corpus_or_base_model_replaced_under_the_same_path_is_not_built_on_the_old_cache(tiny_model, tmp_path):
+    # The cache identity holds the inputs' contents: a plan drawn from the old corpus, or adapters
+    # trained on the old base model, would otherwise be reused and the provenance describe the new files.
+    import shutil
+
+    from jecs_build.pipeline import build
+
+    corpus, base = tmp_path / "texts.csv", tmp_path / "base"
+    shutil.copytree(tiny_model, base)
+    pd.DataFrame({"text": _toy_texts(32, seed=1)}).to_csv(corpus, index=False)
+    config = _config(base, corpus)
+    build(config, cache_dir=tmp_path / "cache", stop_after="prepare", progress=False)
+    build(config, cache_dir=tmp_path / "cache", stop_after="prepare", progress=False)  # the same inputs: reused
+    pd.DataFrame({"text": _toy_texts(32, seed=2)}).to_csv(corpus, index=False)
+    with pytest.raises(ValueError, match="was built with other corpus contents; pass --force"):
+        build(config, cache_dir=tmp_path / "cache", stop_after="prepare", progress=False)
+    pd.DataFrame({"text": _toy_texts(32, seed=1)}).to_csv(corpus, index=False)  # back as it was
+    build(config, cache_dir=tmp_path / "cache", stop_after="prepare", progress=False)
+    weights = base / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:-1] + bytes([weights.read_bytes()[-1] ^ 1]))
+    with pytest.raises(ValueError, match="was built with other base model contents; pass --force"):
+        build(config, cache_dir=tmp_path / "cache", stop_after="prepare", progress=False)
 
 
 def test_cli_reports_bad_options_in_one_line(capsys, tmp_path):
