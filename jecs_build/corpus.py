@@ -145,3 +145,25 @@ def draw_pool(frame: pd.DataFrame, n_pool: int, seed: int, id_prefix: str = "wik
             "n_words": picked["text"].str.split().str.len().to_numpy(),
         }
     )
+
+
+def near_duplicates_across_splits(plan: pd.DataFrame) -> str | None:
+    """A warning when near-duplicate texts sit on both sides of the calibration / test split, else ``None``.
+
+    A calibration text is a member of every model, so a test text that nearly copies it is labelled
+    a non-member of models that trained on its twin: the labels then undercount contamination. The
+    exact-copy filter above ignores only case and spaces; MinHash (the ``text`` extra) finds the rest.
+    """
+    try:
+        from jecs_core.checks.duplicates import NEAR_THRESHOLD, near_duplicate_pairs
+
+        first, second = near_duplicate_pairs(plan["text"])
+    except ImportError:
+        return "note: near-duplicate texts across calibration and test not checked: install the 'text' extra"
+    split = plan["split"].to_numpy()
+    crossing = int(np.count_nonzero(split[first] != split[second]))
+    if not crossing:
+        return None
+    return (f"warning: {crossing} pair(s) of near-duplicate texts (shingle Jaccard >= {NEAR_THRESHOLD}) are split "
+            "between calibration and test, so a test copy of a calibration member is labelled a non-member; "
+            "remove one of each from the corpus and rebuild with --force")

@@ -171,6 +171,9 @@ def prepare(config: BuildConfig, run_dir: Path) -> pd.DataFrame:
     tmp = run_dir / ".plan.csv.tmp"
     plan.to_csv(tmp, index=False)
     os.replace(tmp, path)
+    crossing = corpus_io.near_duplicates_across_splits(plan)
+    if crossing:
+        say(crossing)
     # Written only now: a run that failed before this point must not block the next one.
     _write_atomic(run_dir / "config.json", json.dumps(identity(config), indent=2))
     say(f"pool of {len(plan)} texts from {len(texts)} after filtering; blocks "

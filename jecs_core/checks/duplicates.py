@@ -191,6 +191,15 @@ def _near_edges(texts: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return present[np.asarray(src, int)], present[np.asarray(dst, int)]
 
 
+def near_duplicate_pairs(texts) -> tuple[np.ndarray, np.ndarray]:
+    """Positions ``(i, j)``, ``i < j``, of texts whose character-shingle Jaccard similarity is at least
+    :data:`NEAR_THRESHOLD` (white space and letter case ignored; an exact copy is a pair too).
+
+    Needs ``datasketch`` (the ``text`` extra): ``ImportError`` without it.
+    """
+    return _near_edges(_normalised(texts))
+
+
 def _components(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     if len(src) == 0:  # no duplicates: every item is its own cluster, numbered as the graph search numbers them
         return np.arange(n)
