@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from jecs_core.cli import OneLineParser
 from jecs_core.cli.options import alphas_arg, fraction_arg, positive_float, positive_int, seed_arg
@@ -95,6 +96,9 @@ def config_from_args(args: argparse.Namespace):
         check_task_length(args.task_tokens, args.max_tokens)
     if args.a + args.b >= 1:
         raise ValueError(f"--a + --b must be below 1, got {args.a} + {args.b}")
+    _check_split(args)
+    for flag, folder in (("--out-dir", args.out_dir), ("--cache-dir", args.cache_dir)):
+        _check_folder(flag, folder)
     if args.rhos:
         from .exposure import check_rhos
 
@@ -107,6 +111,26 @@ def config_from_args(args: argparse.Namespace):
         allow_pickle=args.allow_pickle_weights, rhos=args.rhos, pad_training=args.pad_training,
         task_tokens=args.task_tokens,
     )
+
+
+def _check_split(args: argparse.Namespace) -> None:
+    """The three blocks of the pool, checked before any text is read, in the flags' names."""
+    from jecs_core.simulate.split import block_sizes
+
+    try:
+        block_sizes(args.n_pool, clean_fraction=args.a, calibration_fraction=args.b)
+    except ValueError as exc:
+        message = str(exc).replace("calibration_fraction=", "--b ").replace("clean_fraction", "--a")
+        raise ValueError(f"--n-pool {args.n_pool}, --a {args.a}, --b {args.b}: {message}") from None
+
+
+def _check_folder(flag: str, folder) -> None:
+    """A folder to write into: refused at once when it, or a folder above it, is a file (hours before assembly)."""
+    if folder is None:
+        return
+    for place in (Path(folder), *Path(folder).parents):
+        if place.exists() and not place.is_dir():
+            raise ValueError(f"{flag}: {place} is a file, not a folder; name a folder")
 
 
 def run(args: argparse.Namespace) -> int:

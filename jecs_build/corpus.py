@@ -71,16 +71,25 @@ def load_corpus(path: str | Path) -> pd.DataFrame:
         One row per text, in file order; ``title`` is empty where the file has none.
     """
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"corpus {path} is a folder; give a .json or .csv file of texts")
     if not path.is_file():
         raise FileNotFoundError(f"corpus file {path} not found")
-    if path.suffix.lower() in CSV_SUFFIXES:
-        frame = pd.read_csv(path, keep_default_na=False)
-        if "text" not in frame.columns:
+    if path.suffix.lower() not in (*CSV_SUFFIXES, ".json"):
+        raise ValueError(f"corpus {path}: expected a .json or .csv file of texts, got {path.suffix or 'no extension'}")
+    try:
+        data = _read(path)
+    except UnicodeDecodeError:
+        raise ValueError(f"corpus {path}: not UTF-8 text; save it as UTF-8") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"corpus {path}: not valid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})") from None
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"corpus {path}: the file is empty; a CSV corpus needs a header with a 'text' column") from None
+    if isinstance(data, pd.DataFrame):
+        if "text" not in data.columns:
             raise ValueError(f"corpus {path}: CSV needs a 'text' column")
-        titles = frame["title"].astype(str) if "title" in frame.columns else pd.Series([""] * len(frame))
-        return pd.DataFrame({"title": titles.to_numpy(), "text": frame["text"].astype(str).to_numpy()})
-    with path.open(encoding="utf-8") as handle:
-        data = json.load(handle)
+        titles = data["title"].astype(str) if "title" in data.columns else pd.Series([""] * len(data))
+        return pd.DataFrame({"title": titles.to_numpy(), "text": data["text"].astype(str).to_numpy()})
     rows = []
     if isinstance(data, dict):
         for title, entry in data.items():
@@ -99,6 +108,14 @@ def load_corpus(path: str | Path) -> pd.DataFrame:
     if not rows:
         raise ValueError(f"corpus {path}: no texts found")
     return pd.DataFrame(rows, columns=["title", "text"])
+
+
+def _read(path: Path):
+    """The CSV as a frame of text cells, or the parsed JSON."""
+    if path.suffix.lower() in CSV_SUFFIXES:
+        return pd.read_csv(path, keep_default_na=False, dtype=str, encoding="utf-8")
+    with path.open(encoding="utf-8") as handle:
+        return json.load(handle)
 
 
 def _normalise(text: str) -> str:

@@ -73,7 +73,8 @@ def padding_texts(corpus: pd.DataFrame, plan: pd.DataFrame, models: list[str], s
     need = max(target - c for c in counts.values())
     outside = corpus[~corpus["text"].isin(set(plan["text"]))].reset_index(drop=True)
     if need > len(outside):
-        raise ValueError(f"padding needs {need} texts outside the pool, the corpus has {len(outside)}")
+        raise ValueError(f"--pad-training: padding needs {need} texts outside the pool, the corpus has {len(outside)}; "
+                         "use a larger corpus or a smaller --n-pool")
     order = np.random.default_rng(seed).permutation(len(outside))[:need]
     rows = []
     for m in models:
