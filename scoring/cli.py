@@ -158,6 +158,9 @@ def _write_table(frame, path: Path) -> None:
     write_table(frame, path, spreadsheet_safe=False)
 
 
+_SETTINGS = ("k_mink", "k_minkpp", "max_length", "stride")
+
+
 def _check_paths_and_device(args: argparse.Namespace) -> None:
     """The output paths, the cache directory, the shard size and the device, before any model is opened."""
     _check_output(args.out, "--out", inputs=[args.texts])
@@ -170,6 +173,12 @@ def _check_paths_and_device(args: argparse.Namespace) -> None:
                              "write it elsewhere")
     if args.shard_size < 1:
         raise ValueError(f"--shard-size: expected a number of texts >= 1, got {args.shard_size}")
+    if args.token_budget is not None and args.token_budget < 1:
+        raise ValueError(f"--token-budget: expected a number of tokens >= 1, got {args.token_budget}")
+    if args.engine == "ray" and args.workers < 1:
+        raise ValueError(f"--workers: expected a number of actors >= 1, got {args.workers}")
+    if args.engine == "ray" and args.no_cache:
+        raise ValueError("--no-cache: engine ray hands its results over through the score cache; leave --no-cache out")
     if not args.no_cache and args.cache_dir.exists() and not args.cache_dir.is_dir():
         raise ValueError(f"--cache-dir: {args.cache_dir} is a file, not a directory")
     # torch, which the models need next anyway; importing .loading also sets the offline switches before
@@ -202,10 +211,14 @@ def handle_score(args: argparse.Namespace) -> int:
         if name in models:
             raise ValueError(f"--model: the name {name!r} is given twice")
         models[name] = source
-    settings = ScoreSettings(
-        k_mink=args.k_mink, k_minkpp=args.k_minkpp, max_length=args.max_length, prepend_bos=args.prepend_bos,
-        long_texts=args.long_texts, stride=args.stride,
-    )
+    try:
+        settings = ScoreSettings(
+            k_mink=args.k_mink, k_minkpp=args.k_minkpp, max_length=args.max_length, prepend_bos=args.prepend_bos,
+            long_texts=args.long_texts, stride=args.stride,
+        )
+    except ValueError as exc:  # the setting's name as the flag a user typed
+        name = str(exc).split(" ", 1)[0]
+        raise ValueError("--" + str(exc).replace("_", "-", name.count("_")) if name in _SETTINGS else str(exc)) from None
     if args.head_memory_mib is not None and args.head_memory_mib < 1:
         raise ValueError(f"--head-memory-mib: expected a whole number of MiB >= 1, got {args.head_memory_mib}")
     engine_options = None

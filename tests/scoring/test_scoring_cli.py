@@ -97,7 +97,7 @@ def test_handler_warns_about_nan_items(models, tmp_path, capsys):
         (["--texts", "{csv}", "--model", "a={tmp}"], "config.json"),
         (["--texts", "{csv}", "--model", "a={alpha}", "--model", "a={beta}"], "twice"),
         (["--texts", "{csv}", "--model", "a b={alpha}"], "model name"),
-        (["--texts", "{csv}", "--model", "a={alpha}", "--max-length", "1"], "max_length"),
+        (["--texts", "{csv}", "--model", "a={alpha}", "--max-length", "1"], "--max-length"),
     ],
 )
 def test_bad_input_raises_value_error_naming_it(argv, message, models, texts_csv, tmp_path):

@@ -61,6 +61,13 @@ def test_an_index_that_names_pickled_weights_is_refused_before_any_load(model, t
     (["--device", "mps"], "--device: device 'mps': expected cpu, cuda, cuda:N or auto"),
     (["--shard-size", "0"], "--shard-size: expected a number of texts >= 1, got 0"),
     (["--cache-dir", "{texts}"], "is a file, not a directory"),
+    (["--token-budget", "0"], "--token-budget: expected a number of tokens >= 1, got 0"),
+    (["--max-length", "1"], "--max-length must be an integer >= 2, got 1"),
+    (["--k-mink", "0"], "--k-mink must be in (0, 1], got 0.0"),
+    (["--k-minkpp", "2"], "--k-minkpp must be in (0, 1], got 2.0"),
+    (["--long-texts", "window", "--stride", "0"], "--stride must be an integer >= 1, got 0"),
+    (["--engine", "ray", "--workers", "0"], "--workers: expected a number of actors >= 1, got 0"),
+    (["--engine", "ray", "--no-cache"], "--no-cache: engine ray hands its results over through the score cache"),
 ])
 def test_settings_that_cannot_work_are_refused_naming_the_flag(extra, message, model, texts, tmp_path, capsys):
     extra = [str(texts) if part == "{texts}" else part for part in extra]
