@@ -201,6 +201,7 @@ def load_model(
     dev = resolve_device(device)
     torch_dtype = resolve_dtype(dev, dtype)
     use_safetensors = check_weights(source, allow_pickle=allow_pickle)
+    check_architecture(source)
     tokenizer = load_tokenizer(source)
     kwargs = {"local_files_only": True, "trust_remote_code": False}
     if source.gguf_file:
@@ -212,9 +213,35 @@ def load_model(
         # need a second full copy of the model in host memory.
         model = AutoModelForCausalLM.from_pretrained(source.directory, dtype=torch_dtype, device_map=dev, **kwargs)
     except Exception as exc:  # noqa: BLE001
+        if "weights_only" in str(exc):  # torch's advice to load without weights_only is not one jecs takes
+            raise ModelLoadError(f"{source.display}: the pickled weights hold objects beyond plain tensors, which jecs "
+                                 "never unpickles; convert the model to safetensors") from None
         raise ModelLoadError(f"{source.display}: the model could not be loaded ({_one_line(exc)})") from None
     model.eval()
     return LoadedModel(model=model, tokenizer=tokenizer, device=dev, dtype=torch_dtype, source=source)
+
+
+def check_architecture(source: ModelSource) -> None:
+    """A model directory's ``model_type`` is one transformers implements: any other needs the checkpoint's own
+    code (``auto_map``), which is never run (``trust_remote_code=False``)."""
+    if source.gguf_file:
+        return
+    import json
+
+    from transformers import CONFIG_MAPPING
+
+    config = source.directory / "config.json"
+    try:
+        kind = json.loads(config.read_text(encoding="utf-8")).get("model_type")
+    except (OSError, ValueError, AttributeError, RecursionError) as exc:
+        raise ModelLoadError(f"{config}: not a readable model config ({_one_line(exc)})") from None
+    if kind is not None and kind not in CONFIG_MAPPING:  # without one, transformers reads the type from the name
+        raise ModelLoadError(f"{config}: model_type {kind!r} is not an architecture transformers implements; it would "
+                             "need code shipped with the checkpoint, which jecs never runs (trust_remote_code=False)")
+
+
+_TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "tokenizer_config.json", "vocab.json", "vocab.txt",
+                    "spiece.model", "sentencepiece.bpe.model")
 
 
 def load_tokenizer(source: ModelSource):
@@ -230,6 +257,9 @@ def load_tokenizer(source: ModelSource):
     kwargs = {"local_files_only": True, "trust_remote_code": False}
     if source.gguf_file:
         kwargs["gguf_file"] = source.gguf_file
+    elif not any((source.directory / name).is_file() for name in _TOKENIZER_FILES):
+        raise ModelLoadError(f"{source.display}: no tokenizer files ({', '.join(_TOKENIZER_FILES[:3])} ...) in the model "
+                             "directory; save the model's tokenizer beside its weights")
     try:
         tokenizer = AutoTokenizer.from_pretrained(source.directory, **kwargs)
     except Exception as exc:  # noqa: BLE001

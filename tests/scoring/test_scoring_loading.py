@@ -72,6 +72,41 @@ def test_broken_config_is_one_line(tmp_path):
     _one_line(exc, str(directory))
 
 
+def test_an_architecture_only_the_checkpoints_own_code_implements_is_refused_before_anything_loads(tmp_path):
+    import json
+
+    directory = save_tiny_model(tmp_path / "custom", "llama", seed=5)
+    config = json.loads((directory / "config.json").read_text())
+    config.update(model_type="evilmodel", auto_map={"AutoModelForCausalLM": "evil.Model"})
+    (directory / "config.json").write_text(json.dumps(config))
+    (directory / "evil.py").write_text("open('RAN', 'w').write('x')\n")
+    with pytest.raises(ModelLoadError) as exc:
+        load_model(model_source(directory), device="cpu")
+    _one_line(exc, str(directory / "config.json"), "model_type 'evilmodel' is not an architecture transformers",
+              "trust_remote_code=False")
+    assert not (tmp_path / "RAN").exists()
+
+
+def test_a_directory_without_tokenizer_files_says_so(tmp_path):
+    directory = save_tiny_model(tmp_path / "notok", "llama", seed=6)
+    for path in directory.glob("tokenizer*"):
+        path.unlink()
+    with pytest.raises(ModelLoadError) as exc:
+        load_model(model_source(directory), device="cpu")
+    _one_line(exc, "no tokenizer files (tokenizer.json", "save the model's tokenizer beside its weights")
+
+
+def test_opted_in_pickled_weights_that_hold_more_than_tensors_are_named_without_torchs_advice(tmp_path):
+    import argparse
+
+    directory = _pickled(tmp_path)
+    torch.save({"x": argparse.Namespace(a=1)}, directory / "pytorch_model.bin")  # not a plain tensor: weights_only refuses
+    with pytest.raises(ModelLoadError) as exc:
+        load_model(model_source(directory), device="cpu", allow_pickle=True)
+    message = _one_line(exc, "objects beyond plain tensors, which jecs never unpickles", "convert the model to safetensors")
+    assert "weights_only set to False" not in message
+
+
 @pytest.mark.parametrize("content, needle", [(b"NOPE" + b"\0" * 60, "GGUF magic"), (b"GGUF" + b"\x03" * 60, "could not")])
 def test_gguf_problems_are_one_line(tmp_path, content, needle):
     pytest.importorskip("gguf")
