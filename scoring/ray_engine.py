@@ -163,6 +163,10 @@ class RayEngine:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
 
+    def _local_cpus(self) -> int:
+        """CPUs of a Ray this process starts: at least one per actor, so the pool asked for can be placed."""
+        return max(self.num_cpus, self.workers)
+
     def _gpus(self) -> float:
         if self.gpus_per_worker is not None:
             return float(self.gpus_per_worker)
@@ -176,7 +180,7 @@ class RayEngine:
 
         gpus = self._gpus()
         # Locally the CPUs are shared out among the actors; on a cluster each actor asks for one.
-        cpus = 1 if gpus or cluster_address(self.address) else max(1, self.num_cpus // self.workers)
+        cpus = 1 if gpus or cluster_address(self.address) else max(1, self._local_cpus() // self.workers)
         threads = self.threads_per_worker or cpus
         key = (cache.meta["model_fingerprint"], device, dtype, job.allow_pickle, self.workers, cpus, gpus, threads)
         remote = ray.remote(ShardScorer)
@@ -212,7 +216,7 @@ class RayEngine:
         from .ray_actors import feed, forget_pool, longest_first
 
         ray = _ray()
-        ensure_ray(address=self.address, num_cpus=self.num_cpus, object_store_mb=self.object_store_mb)
+        ensure_ray(address=self.address, num_cpus=self._local_cpus(), object_store_mb=self.object_store_mb)
         # Asked for first: new actors load the model while the shards are ordered, and the first calls queue.
         pool = self._pool(ray, job, cache, device, dtype)
         common = {"settings": job.settings, "token_budget": job.token_budget, "names": job.names,

@@ -49,3 +49,28 @@ def test_jecs_score_with_an_unreachable_address_stops_before_any_model_work(tmp_
                  "--out", str(tmp_path / "o.csv"), "--cache-dir", str(tmp_path / "cache"), "--no-progress"])
     assert code == 2 and f"--address: no Ray cluster answers at {address}" in capsys.readouterr().err
     assert not (tmp_path / "o.csv").exists()
+
+
+@pytest.mark.ray
+def test_more_workers_than_the_default_local_ray_cpus_start_a_ray_that_can_place_them(tmp_path):
+    # A local Ray of two CPUs could never place three one-CPU actors: the job failed on any machine.
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pytest.importorskip("ray", reason="the Ray engine needs the distributed extra (ray)")
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    from scoring.testing import save_tiny_model
+
+    model = save_tiny_model(tmp_path / "tiny")
+    texts = tmp_path / "t.csv"
+    texts.write_text("item_id,split,text\nq0,calibration,hello there\nq1,test,world again\nq2,test,more words\n",
+                     encoding="utf-8")
+    out = tmp_path / "o.csv"
+    run = subprocess.run([sys.executable, "-m", "jecs_cli", "score", "--engine", "ray", "--workers", "3", "--texts",
+                          str(texts), "--model", f"a={model}", "--out", str(out), "--cache-dir", str(tmp_path / "c"),
+                          "--no-progress"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert pd.read_csv(out)["item_id"].tolist() == ["q0", "q1", "q2"]
