@@ -16,6 +16,7 @@ import copy
 import importlib.util
 import json
 import math
+import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -177,7 +178,9 @@ def save_adapter(model, directory: str | Path, log: dict) -> None:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(directory)
-    (directory / "train_log.json").write_text(json.dumps(log, indent=2))
+    marker = directory / ".train_log.json.tmp"  # renamed into place: a kill never leaves a half-written marker
+    marker.write_text(json.dumps(log, indent=2))
+    os.replace(marker, directory / "train_log.json")
 
 
 def adapter_done(directory: str | Path) -> bool:
