@@ -48,7 +48,7 @@ def role_lookalikes(table) -> list[str]:
     return found + look_alike_models(table.models)
 
 
-def _folded(name: str) -> str:
+def printed_form(name: str) -> str:
     """What a reader sees of a name: compatibility forms, letter case, spaces and invisible characters folded."""
     shown = "".join(ch for ch in unicodedata.normalize("NFKC", name) if unicodedata.category(ch) != "Cf")
     return " ".join(shown.casefold().split())
@@ -59,7 +59,7 @@ def look_alike_models(models) -> list[str]:
     invisible characters (``m1`` and ``M1``, ``ab`` and ``a\u200bb``): printed, they read as one model."""
     groups: dict[str, list[str]] = {}
     for model in models:
-        groups.setdefault(_folded(model), []).append(model)
+        groups.setdefault(printed_form(model), []).append(model)
     found = []
     for names in (group for group in groups.values() if len(group) > 1):
         # 'é' and 'é' (composed, decomposed) or 'ｍ1' and 'm1': only escapes tell them apart
@@ -71,4 +71,4 @@ def look_alike_models(models) -> list[str]:
 
 
 __all__ = ["ClusterResult", "DirectionCheck", "cluster_comparison", "DuplicateReport", "cluster_pvalues", "data_warnings", "expand_clusters",
-           "find_duplicates", "look_alike_models", "role_lookalikes", "score_direction"]
+           "find_duplicates", "look_alike_models", "printed_form", "role_lookalikes", "score_direction"]

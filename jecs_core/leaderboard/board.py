@@ -120,9 +120,11 @@ def align_results(table: ScoreTable, results: ResultsTable) -> tuple[np.ndarray,
     """
     unknown = [m for m in results.models if m not in table.models]
     if unknown:
-        same_letters = sorted(m.casefold() for m in results.models) == sorted(m.casefold() for m in table.models)
+        from ..checks import printed_form
+        alike = sorted(map(printed_form, results.models)) == sorted(map(printed_form, table.models))
         raise ValueError(f"results: model(s) {unknown} are not in the score table (its models are {list(table.models)})"
-                         + ("; the names differ only in letter case" if same_letters else _another_metric(unknown, table, results)))
+                         + ("; the names differ only in letter case, spaces or invisible characters" if alike
+                            else _another_metric(unknown, table, results)))
     absent = [m for m in table.models if m not in results.models]
     if absent:
         raise ValueError(f"results: no results for model(s) {absent} of the score table ({results.source})"

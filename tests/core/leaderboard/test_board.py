@@ -155,8 +155,13 @@ def test_model_mismatches_are_one_line_errors(audit):
     with pytest.raises(ValueError, match=r"no results for model\(s\) \['m2'\]"):
         leaderboard(table, fewer)
     upper = ResultsTable(models=("M0", "m1", "m2"), item_ids=results.item_ids, values=results.values)
-    with pytest.raises(ValueError, match=r"\['M0'\] are not in the score table .*; the names differ only in letter case$"):
+    hint = "; the names differ only in letter case, spaces or invisible characters$"
+    with pytest.raises(ValueError, match=r"\['M0'\] are not in the score table .*" + hint):
         leaderboard(table, upper)
+    for odd in ("m2 ", "m\u200b2"):  # a trailing space, a zero-width space
+        spaced = ResultsTable(models=("m0", "m1", odd), item_ids=results.item_ids, values=results.values)
+        with pytest.raises(ValueError, match=hint):
+            leaderboard(table, spaced)
     with pytest.raises(ValueError, match=r"not in the score table \(its models are \['m0', 'm1', 'm2'\]\)$"):
         leaderboard(table, renamed)  # no hint where the names differ otherwise
     with pytest.raises(ValueError, match="alpha"):
