@@ -12,6 +12,7 @@ from . import explain, hand_edit, posthoc_view, state, tables
 from .select_view import PAGE, QUERY, WHICH
 
 _WHICH_LABELS = {"selected": "Kept", "dropped": "Dropped", "all": "All items"}
+_COUNTED = {"selected": "kept items", "dropped": "dropped items", "all": "items"}
 
 
 def _placeholder(table: ScoreTable) -> str:
@@ -43,9 +44,12 @@ def items_section(table: ScoreTable, comparison: Comparison, method: str) -> int
                               on_change=_reset_page)
     if not REGISTRY[method].valid:
         st.warning(f"{REGISTRY[method].label}: {REGISTRY[method].guarantee.description}.", icon=":material/warning:")
-    page = tables.items_page(table, comparison, method, which=which, query=query, page=int(st.session_state[PAGE]))
+    # The page box exists only while there are several pages; an alpha step that reruns the fragment without
+    # it drops its state, so a missing value is the first page.
+    page = tables.items_page(table, comparison, method, which=which, query=query,
+                             page=int(st.session_state.get(PAGE, 1)))
     note = " matching the search" if query.strip() else ""
-    st.caption(f"{page.total:,} {_WHICH_LABELS[which].lower()} items{note} · page {page.page} of {page.pages} "
+    st.caption(f"{page.total:,} {_COUNTED[which]}{note} · page {page.page} of {page.pages} "
                f"({tables.PAGE_SIZE} per page). Click a row to explain it.")
     rows = tables.item_indices(table, comparison, method, which=which, query=query)
     start = (page.page - 1) * tables.PAGE_SIZE

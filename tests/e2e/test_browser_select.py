@@ -69,6 +69,21 @@ def test_alpha_step_updates_cards_and_url(page, app_url):
     _shot(page, "select.png", height=1400)
 
 
+def test_alpha_steps_through_a_one_page_items_list_keep_the_panel(page, app_url):
+    # At alpha = 0.1 the kept list has several pages and a page box; at 0.01 it fits one page, so a
+    # fragment rerun does not draw the box and Streamlit drops its state: the next step must draw page 1.
+    page.goto(f"{app_url}/select?alpha=0.1&view=items&sample={samples.DEFAULT_SAMPLE}")
+    _settled(page, 0.1)
+    slider = page.get_by_role("slider", name="Target GCR α")
+    slider.press("Home")
+    _settled(page, 0.01)
+    for step in range(1, 3):
+        slider.press("ArrowRight")
+        _settled(page, round(0.01 + 0.01 * step, 2))
+        assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.get_by_text("kept items · page 1 of").count() == 1
+
+
 def test_item_explanation_is_shown(page, app_url):
     table = samples.get(samples.DEFAULT_SAMPLE).loader()
     target = str(table.test_ids[11])
