@@ -164,6 +164,16 @@ def usable(settings: RuleSettings, check: Callable[[RuleSettings], object]) -> t
     return settings, None  # no option is to blame: the caller's own error handling reports it
 
 
+def clipped_notes(settings: RuleSettings, fits: Mapping[str, object]) -> list[str]:
+    """What a fit used in place of an option it could not take as set: a k_n above the values in the
+    chosen tail is cut to them (the library says so in a warning the page would not show)."""
+    knn, envelope = dict(settings.pairs).get("knn"), getattr(fits.get("jecs"), "envelope", None)
+    if knn is None or envelope is None or envelope.k_n >= knn:
+        return []
+    return [f"k_n = {knn} is more than the {envelope.k_n} max-p values above λ = {envelope.lam:g}; the paper's JECS "
+            f"uses k_n = {envelope.k_n}"]
+
+
 def url_values(settings: RuleSettings) -> dict[str, str]:
     """The URL query text of every shown option (``auto`` for an automatic choice)."""
     return {option.url_key: option.to_url(settings[option.name]) for option in shown_options()}

@@ -125,6 +125,8 @@ def live() -> None:
     settings, problem = rule_controls.usable(settings, lambda chosen: compute.fits(data.key, chosen, table))
     if problem:  # an option this table cannot take (a k_n above n): the default stands in, and the page says so
         right_slot.warning(escape(problem), icon=":material/warning:")
+    for note in rule_controls.clipped_notes(settings, compute.fits(data.key, settings, table)):
+        right_slot.caption(escape(note))
     posthoc_view.write_delta_url(posthoc_view.current_delta())
     if not commit_view.gate(alpha, alpha_slot):  # nothing at any alpha is drawn before the commit
         select_view.write_url(alpha, settings)

@@ -72,6 +72,19 @@ def test_manual_lambda_and_knn(at, table):
     assert "k_n = 5" in _texts(at)
 
 
+def test_a_knn_the_tail_cannot_hold_is_said_beside_the_control(table):
+    # k_n = 300 is at most n = 560 (so the control takes it) but more than the max-p values in the tail:
+    # the fit cuts it, and the page says so instead of leaving the control and the fit line to disagree.
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"method": "jecs", "knn": "300"})
+    at.run()
+    assert not at.exception
+    captions = " ".join(c.value.replace("\\", "") for c in at.caption)  # the page escapes Markdown
+    assert "k_n = 300 is more than the 120 max-p values above λ = 0.5; the paper's JECS uses k_n = 120" in captions
+    at.number_input(key=state.KNN).set_value(50).run()
+    assert "is more than the" not in " ".join(c.value for c in at.caption)
+
+
 def test_honest_labels(at, table):
     """Green 'controls the GCR' only for finite-sample rules, and never beside a GCP above alpha."""
     comparison = jecs_core.compare_methods(table, alpha=0.1)

@@ -165,7 +165,7 @@ def test_score_out_equal_to_texts_and_a_huge_knn_are_refused_through_the_command
     _one_line_error(run, "--out", "is the input file")
     assert texts.read_bytes() == before
     _table().to_csv(tmp_path / "s.csv", index=False)
-    _one_line_error(_jecs("select", tmp_path / "s.csv", "--knn", 100_000_000_000), "knn must be at most", "n = 60")
+    _one_line_error(_jecs("select", tmp_path / "s.csv", "--knn", 100_000_000_000), "--knn: 100000000000 is more than", "n = 60 test items")
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")

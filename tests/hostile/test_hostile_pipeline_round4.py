@@ -50,7 +50,7 @@ def test_scores_keep_ids_as_written_and_a_model_without_tokenizer_is_refused(tmp
         (bare / name).write_bytes((tiny_model / name).read_bytes())
     code = main(["score", "--texts", str(texts), "--model", f"b={bare}", "--out", str(tmp_path / "s2.csv"), "--no-progress"])
     err = capsys.readouterr().err
-    assert code == 2 and "the tokenizer turns text into no tokens" in err and not (tmp_path / "s2.csv").exists()
+    assert code == 2 and "no tokenizer files (tokenizer.json" in err and not (tmp_path / "s2.csv").exists()
 
 
 @pytest.mark.parametrize("sweep, options, message", [
