@@ -79,7 +79,7 @@ def current_delta() -> float:
 def write_delta_url(delta: float) -> None:
     """Keep δ in the address bar so a shared link reproduces the cards."""
     text = f"{delta:g}"
-    if st.query_params.get(URL_DELTA) != text:
+    if st.query_params.get_all(URL_DELTA) != [text]:  # a repeated key is rewritten once
         st.query_params[URL_DELTA] = text
 
 

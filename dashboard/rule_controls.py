@@ -112,9 +112,9 @@ def _manual_value(option: Option, raw):
     return int(raw) if option.widget == "int" else float(raw)
 
 
-def restore_from_url(query: Mapping) -> None:
-    """Set each control from its URL key when the value is one the control can show; others are ignored."""
-    s = st.session_state
+def restore_from_url(query: Mapping) -> list[str]:
+    """Set each control from its URL key when the value is one the control can show; returns the keys ignored."""
+    s, ignored = st.session_state, []
     for option in shown_options():
         text = query.get(option.url_key)
         if text is None:
@@ -126,9 +126,11 @@ def restore_from_url(query: Mapping) -> None:
         try:
             value = option.from_url(str(text))
         except ValueError:
+            ignored.append(option.url_key)
             continue
         if option.widget in ("number", "int"):
             if not spec["low"] <= value <= spec["high"]:
+                ignored.append(option.url_key)
                 continue
             if option.widget == "number":  # the slider's grid
                 value = round(round(value / spec["step"]) * spec["step"], 10)
@@ -137,6 +139,7 @@ def restore_from_url(query: Mapping) -> None:
         if spec["switch"]:
             s[mode_key(option)] = MANUAL
         s[value_key(option)] = value
+    return ignored
 
 
 def usable(settings: RuleSettings, check: Callable[[RuleSettings], object]) -> tuple[RuleSettings, str | None]:

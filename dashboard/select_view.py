@@ -24,6 +24,7 @@ WHICH = "jecs.items_which"
 QUERY = "jecs.table_query"
 PAGE = "jecs.items_page"
 URL_LOADED = "jecs.url_loaded"
+URL_IGNORED = "jecs.url_ignored"  # the notice for link values the page could not use
 DIAGNOSTICS = "jecs.show_diagnostics"
 PANEL = "jecs.panel"
 PANELS = {"figures": "Figures", "items": "Items and explanations", "export": "Export and report"}
@@ -58,7 +59,7 @@ def restore_state() -> None:
     alpha = _number(q.get("alpha"), state.ALPHA_MIN, state.ALPHA_MAX)
     if alpha is not None:
         s[state.ALPHA] = round(alpha, 2)
-    rule_controls.restore_from_url(q)
+    ignored = rule_controls.restore_from_url(q)
     if q.get("method") in REGISTRY:
         s[METHOD] = q["method"]
     if q.get("fig") in FIGURE_KEYS:
@@ -68,6 +69,20 @@ def restore_state() -> None:
     alpha2 = _number(q.get("alpha2"), state.ALPHA_MIN, state.ALPHA_MAX)
     if alpha2 is not None:
         s[COMPARE], s[ALPHA2] = True, round(alpha2, 2)
+    taken = {"alpha": alpha is not None, "alpha2": alpha2 is not None, "method": q.get("method") in REGISTRY,
+             "fig": q.get("fig") in FIGURE_KEYS, "view": q.get("view") in PANELS}
+    ignored = [key for key, ok in taken.items() if key in q and not ok] + ignored
+    if ignored:  # names only: the link's own text is never echoed
+        s[URL_IGNORED] = (f"The link's {', '.join(ignored)} {'is not a value' if len(ignored) == 1 else 'are not values'}"
+                          f" this page takes (α from {state.ALPHA_MIN:g} to {state.ALPHA_MAX:g}); the defaults are shown"
+                          " instead.")
+
+
+def url_notice() -> None:
+    """The one-line notice for link values the page could not use (shown once)."""
+    notice = st.session_state.pop(URL_IGNORED, None)
+    if notice:
+        st.info(notice, icon=":material/info:")
 
 
 def write_url(alpha: float, settings: RuleSettings) -> None:
@@ -79,7 +94,7 @@ def write_url(alpha: float, settings: RuleSettings) -> None:
         wanted["alpha2"] = f"{float(s[ALPHA2]):g}"
     elif "alpha2" in st.query_params:
         del st.query_params["alpha2"]
-    changed = {k: v for k, v in wanted.items() if st.query_params.get(k) != v}
+    changed = {k: v for k, v in wanted.items() if st.query_params.get_all(k) != [v]}  # a repeated key is rewritten once
     if changed:
         st.query_params.update(changed)
 

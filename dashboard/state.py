@@ -129,6 +129,11 @@ def init_session() -> None:
     requested = st.query_params.get(URL_SAMPLE)
     key = requested if requested in samples.SAMPLES else samples.DEFAULT_SAMPLE
     score = st.query_params.get(URL_SCORE)
+    unknown = [name for name, ok in ((URL_SAMPLE, requested in samples.SAMPLES),
+                                     (URL_SCORE, score in samples.get(key).scores)) if name in st.query_params and not ok]
+    if unknown and NOTICE not in st.session_state:  # names only: the link's own text is never echoed
+        st.session_state[NOTICE] = (f"The link's {' and '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not one "
+                                    "this server offers; the default is shown instead.")
     score = score if score in samples.get(key).scores else None
     st.session_state[SAMPLE_CHOICE] = key
     st.session_state[SAMPLE_SCORE] = score or (samples.get(key).scores or (None,))[0]
@@ -199,7 +204,7 @@ def sync_url() -> None:
     for name in (URL_SAMPLE, URL_SCORE, URL_DATA):
         if name not in wanted and name in st.query_params:
             del st.query_params[name]
-    changed = {k: v for k, v in wanted.items() if st.query_params.get(k) != v}
+    changed = {k: v for k, v in wanted.items() if st.query_params.get_all(k) != [v]}  # a repeated key is rewritten once
     if changed:
         st.query_params.update(changed)
 

@@ -37,6 +37,7 @@ if notice and st.session_state.get("select.notice_shown") != notice:
     st.session_state["select.notice_shown"] = notice
     st.info(notice, icon=":material/info:")
 posthoc_view.delta_notice()
+select_view.url_notice()
 ui.glossary()
 
 

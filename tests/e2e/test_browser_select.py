@@ -84,6 +84,13 @@ def test_alpha_steps_through_a_one_page_items_list_keep_the_panel(page, app_url)
     assert page.get_by_text("kept items · page 1 of").count() == 1
 
 
+def test_a_repeated_link_key_is_written_back_once_with_the_value_used(page, app_url):
+    page.goto(f"{app_url}/select?alpha=0.2&alpha=0.3&sample={samples.DEFAULT_SAMPLE}")
+    _settled(page, 0.3)  # URLSearchParams.get reads the first value: 0.3 only once the page rewrote the key
+    assert page.evaluate("new URLSearchParams(location.search).getAll('alpha')") == ["0.3"]
+    assert _count(page, METHOD) == _expected(0.3).result(METHOD).n_selected
+
+
 def test_item_explanation_is_shown(page, app_url):
     table = samples.get(samples.DEFAULT_SAMPLE).loader()
     target = str(table.test_ids[11])
