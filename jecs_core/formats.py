@@ -50,3 +50,36 @@ def table_kind(name) -> str | None:
 
 __all__ = ["CSV_LIKE_SUFFIXES", "CSV_SUFFIXES", "JSONL_SUFFIXES", "PARQUET_SUFFIXES", "TABLE_SUFFIXES",
            "WRITE_SUFFIXES", "suffix", "table_kind"]
+
+
+def file_head(handle) -> bytes:
+    """The first bytes of a path or a seekable binary handle (``b""`` when they cannot be had)."""
+    try:
+        if isinstance(handle, str | PurePath):
+            with open(handle, "rb") as raw:
+                return raw.read(64)
+        handle.seek(0)
+        return bytes(handle.read(64))
+    except Exception:  # noqa: BLE001 - a hint is optional
+        return b""
+
+
+def content_hint(head: bytes) -> str:
+    """What a file's first bytes say it is, when its name says otherwise: a hint to add to a read error
+    (``""`` when the bytes say nothing useful)."""
+    if head.startswith(b"PAR1"):
+        return "; it is a Parquet file (it starts with PAR1): name it .parquet"
+    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+        return "; it looks like a Python pickle, which is never read: save the table as CSV or Parquet"
+    if head.startswith(b"\x1f\x8b"):
+        return "; it is gzip-compressed: decompress it first"
+    if head.startswith(b"PK\x03\x04"):
+        return "; it is a zip archive (an Excel .xlsx is one): export the sheet as CSV UTF-8"
+    try:
+        text = head.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 3:  # not just a character cut at the end of the head
+            return ""
+        text = head[:exc.start].decode("utf-8-sig")
+    plain = all(ch.isprintable() or ch in "\r\n\t" for ch in text)
+    return "; it looks like CSV text: name it .csv" if plain and ("," in text or ";" in text) else ""

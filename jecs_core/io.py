@@ -42,7 +42,7 @@ from ._writers import (  # noqa: F401  (re-exported: io is the one place to impo
     write_files_atomic,
     write_table,
 )
-from .formats import suffix, table_kind
+from .formats import content_hint, file_head, suffix, table_kind
 
 # The long layout of a score table (one row per item and model; see jecs_core.data).
 LONG_TABLE_COLUMNS = ("item_id", "split", "model", "score")
@@ -133,8 +133,9 @@ def csv_header(stream, source: str) -> list[str]:
     try:
         row = next(csv.reader(stream), None)
     except UnicodeDecodeError:  # UTF-16 ("Unicode text"), Latin-1, a gzip or binary file given as CSV
-        raise ScoreTableError(f"{source}: not UTF-8 text; save it as CSV UTF-8 (a compressed or binary file is not "
-                              "read)") from None
+        hint = content_hint(file_head(getattr(stream, "buffer", None)))
+        raise ScoreTableError(f"{source}: not UTF-8 text" + (hint or "; save it as CSV UTF-8 (a compressed or binary "
+                                                                      "file is not read)")) from None
     except csv.Error as exc:
         raise ScoreTableError(f"{source}: could not read the CSV header ({exc.__class__.__name__}: {_one_line(exc)})") from None
     blank = row is not None and len(row) <= 1 and not "".join(row).strip()  # csv gives [] for an empty line
@@ -227,7 +228,8 @@ def _read_parquet(handle, source: str) -> pd.DataFrame:
     except ScoreTableError:
         raise
     except Exception as exc:
-        raise ScoreTableError(f"{source}: could not be read as Parquet ({exc.__class__.__name__}: {_one_line(exc)})") from None
+        raise ScoreTableError(f"{source}: could not be read as Parquet ({exc.__class__.__name__}: {_one_line(exc)})"
+                              f"{content_hint(file_head(handle))}") from None
     arrow = plain_cells(arrow, source, ScoreTableError)
     try:
         frame = to_frame(arrow)

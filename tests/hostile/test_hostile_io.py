@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 
 import numpy as np
@@ -296,3 +297,42 @@ def test_the_row_scans_leave_the_callers_buffer_open():
     assert parse_problem("u.csv", buffer, 4, "") == long_row_problem("u.csv", buffer, 4)
     assert not buffer.closed and buffer.getvalue() == text
     assert short_row(io.BytesIO(b"a,b\n1,2\n\n \n3,4\n"), 2) is None  # blank lines are not rows
+
+
+def _kinds(tmp_path):
+    import gzip
+    import pickle
+
+    csv_bytes_ = b"item_id,split,score_a\nc1,calibration,1\nt1,test,2\n"
+    parquet = tmp_path / "p.parquet"
+    pd.read_csv(io.BytesIO(csv_bytes_)).to_parquet(parquet)
+    return {"csv": csv_bytes_, "parquet": parquet.read_bytes(), "pickle": pickle.dumps({"a": 1}),
+            "gzip": gzip.compress(csv_bytes_), "zip": _zipped(csv_bytes_)}
+
+
+def _zipped(data: bytes) -> bytes:
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:  # an .xlsx is one of these
+        archive.writestr("xl/worksheets/sheet1.xml", data * 20)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(("kind", "name", "hint"), [
+    ("parquet", "t.csv", "not UTF-8 text; it is a Parquet file (it starts with PAR1): name it .parquet"),
+    ("csv", "t.parquet", "; it looks like CSV text: name it .csv"),
+    ("pickle", "t.parquet", "; it looks like a Python pickle, which is never read: save the table as CSV or Parquet"),
+    ("gzip", "t.csv", "not UTF-8 text; it is gzip-compressed: decompress it first"),
+    ("zip", "t.csv", "not UTF-8 text; it is a zip archive (an Excel .xlsx is one): export the sheet as CSV UTF-8"),
+])
+def test_a_file_whose_content_is_not_what_its_name_says_is_named_for_what_it_is(tmp_path, kind, name, hint):
+    data = _kinds(tmp_path)[kind]
+    path = tmp_path / name
+    path.write_bytes(data)
+    for read in (lambda: read_table(path), lambda: read_table_bytes(data, name)):
+        with pytest.raises(ScoreTableError) as caught:
+            read()
+        message = str(caught.value)
+        assert message.startswith(f"{name}: ") or message.startswith(f"{path}: ")
+        assert message.endswith(hint) and "\n" not in message
