@@ -133,3 +133,13 @@ def long_to_wide(frame: pd.DataFrame, where: Where) -> tuple[pd.DataFrame | None
         block.update({MEMBER_PREFIX + m: label_grid[m].to_numpy() for m in model_order})
     wide = pd.concat([wide[["item_id", "split"]], pd.DataFrame(block), wide.drop(columns=["item_id", "split"])], axis=1)
     return wide, where.origin[np.flatnonzero(first)], []
+
+
+def results_hint(names) -> str:
+    """A hint for a table read as scores that holds none: no ``score_<model>`` column and no long-layout
+    ``model``/``score`` pair, so likely per-item results (ids and a metric) meant for the leaderboard."""
+    names = [str(n) for n in names]
+    if any(n.startswith(SCORE_PREFIX) for n in names) or {"model", "score"} <= set(names) or "item_id" not in names:
+        return ""
+    return ("; with no score_<model> column either, this looks like per-item results (ids and a metric), which the "
+            "leaderboard reads (jecs leaderboard --results, the Leaderboard page), not a score table")

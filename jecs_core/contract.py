@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ._columns import SPLITS, Where, empty_split, empty_text, label_column, numeric_column, plain_block, show, split_rows
-from ._long import detect_layout, long_hint, long_to_wide
+from ._long import detect_layout, long_hint, long_to_wide, results_hint
 from ._roles import COVARIATE_PREFIX, MEMBER_PREFIX, RESERVED_MODELS, SCORE_PREFIX, is_reserved_column, misspelled_scores
 from ._validation import check_alpha, check_positive_int
 from .io import ScoreTableError, check_header, one_line
@@ -71,7 +71,8 @@ def _header(frame, source: str) -> tuple[pd.DataFrame | None, list[str]]:
     frame = frame.set_axis(names, axis=1).reset_index(drop=True)
     missing = [c for c in ("item_id", "split") if c not in frame.columns]
     if missing:
-        return None, [f"{source}: missing required column '{c}' (columns found: {names[:12]})" for c in missing]
+        return None, [f"{source}: missing required column '{c}' (columns found: {names[:12]}){results_hint(names)}"
+                      for c in missing]
     return frame, []
 
 
@@ -91,9 +92,8 @@ def _ids_and_split(frame: pd.DataFrame, where: Where) -> tuple[np.ndarray, np.nd
                                                  f"unique{long_hint(frame.columns)}"))
     is_cal, unknown = split_rows(frame["split"])
     if unknown.any():
-        problems.append(where.problem(
-            "split", f"{_split_value(frame['split'].to_numpy()[unknown][0])} at {where.rows(unknown)}; expected one of {list(SPLITS)}"
-        ))
+        value = _split_value(frame["split"].to_numpy()[unknown][0])
+        problems.append(where.problem("split", f"{value} at {where.rows(unknown)}; expected one of {list(SPLITS)}"))
     return ids, is_cal, problems
 
 

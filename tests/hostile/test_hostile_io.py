@@ -336,3 +336,19 @@ def test_a_file_whose_content_is_not_what_its_name_says_is_named_for_what_it_is(
         message = str(caught.value)
         assert message.startswith(f"{name}: ") or message.startswith(f"{path}: ")
         assert message.endswith(hint) and "\n" not in message
+
+
+@pytest.mark.parametrize(("content", "hinted"), [
+    (b"item_id,model,correct\n1,a,1\n", True),  # lm-eval style per-item results
+    (b"item_id,acc_m1,acc_m2\n1,1,0\n", True),  # a wide results table
+    (b"item_id,score_a\n1,1\n", False),  # a score table that lost its split: no results hint
+    (b"item_id,model,score\n1,a,0.5\n", False),  # a long score table without split
+])
+def test_a_results_table_read_as_scores_is_pointed_to_the_leaderboard(content, hinted):
+    from jecs_core import load_scores_bytes
+
+    with pytest.raises(ScoreTableError) as caught:
+        load_scores_bytes(content, "r.csv")
+    message = str(caught.value)
+    assert message.startswith("r.csv: missing required column 'split'")
+    assert ("this looks like per-item results (ids and a metric), which the leaderboard reads" in message) == hinted
