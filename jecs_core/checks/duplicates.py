@@ -64,11 +64,12 @@ class DuplicateReport:
             ("identical texts", self.text_groups, self.text_rows),
             ("near-duplicate texts", self.near_groups, self.near_rows)) if groups]
         if parts:
-            advice = ("each cluster is kept or dropped as one item, as asked (--cluster duplicates), so alpha bounds "
-                      "the share of selected clusters, not items, that are contaminated" if clustered else
+            advice = ("each cluster is kept or dropped as one item, as asked, so alpha bounds the share of selected "
+                      "clusters, not items, that are contaminated" if clustered else
                       "the rules treat items as independent and can exceed alpha when copies are contaminated together; "
-                      "--cluster duplicates keeps or drops each cluster as one item (alpha then bounds the share of "
-                      "selected clusters, not items, that are contaminated)")
+                      "one hypothesis per cluster (jecs select --cluster duplicates, or the Select page's cluster toggle) "
+                      "keeps or drops each cluster as one item (alpha then bounds the share of selected clusters, not "
+                      "items, that are contaminated)")
             found.append(f"warning: duplicated test items: {'; '.join(parts)} ({self.n_clusters} clusters among "
                          f"{self.n} items); {advice}")
         if self.m and self.calibration_copies >= CALIBRATION_COPY_SHARE * self.m:

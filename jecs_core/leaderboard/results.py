@@ -236,7 +236,7 @@ def results_from_frame(frame: pd.DataFrame, *, metric: str | None = None, models
     if "model" in frame.columns:
         if metric not in frame.columns:
             raise ValueError(f"{source}: no {metric!r} column in the long layout (item_id, model, {metric}); "
-                             f"name the metric column with --metric / metric=, got {list(frame.columns)}")
+                             f"name the metric column (--metric, or the Leaderboard page's Metric field), got {list(frame.columns)}")
         return _from_long(frame, metric, models, source)
     if not any(isinstance(c, str) and c.startswith(f"{metric}_") for c in frame.columns):
         raise ValueError(f"{source}: no 'model' column and no {metric}_<model> column; expected item_id, model, {metric} "

@@ -104,7 +104,7 @@ def test_advice_follows_the_flags_given(tmp_path, capsys):
     dup = pd.concat([frame, frame.iloc[-20:].assign(item_id=[f"d{i}" for i in range(20)])], ignore_index=True)
     dup.to_csv(tmp_path / "d.csv", index=False)
     code, _, err = _run(capsys, "select", tmp_path / "d.csv", "--cluster", "duplicates", "--no-diagnostics")
-    assert code == 0 and "as asked (--cluster duplicates)" in err and "can exceed alpha" not in err
+    assert code == 0 and "each cluster is kept or dropped as one item, as asked" in err and "can exceed alpha" not in err
 
 
 @pytest.mark.parametrize(("written", "suggested"), [
