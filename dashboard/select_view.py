@@ -73,9 +73,10 @@ def restore_state() -> None:
              "fig": q.get("fig") in FIGURE_KEYS, "view": q.get("view") in PANELS}
     ignored = [key for key, ok in taken.items() if key in q and not ok] + ignored
     if ignored:  # names only: the link's own text is never echoed
+        scale = (f" (α from {state.ALPHA_MIN:g} to {state.ALPHA_MAX:g})"
+                 if {"alpha", "alpha2"} & set(ignored) else "")
         s[URL_IGNORED] = (f"The link's {', '.join(ignored)} {'is not a value' if len(ignored) == 1 else 'are not values'}"
-                          f" this page takes (α from {state.ALPHA_MIN:g} to {state.ALPHA_MAX:g}); the defaults are shown"
-                          " instead.")
+                          f" this page takes{scale}; the defaults are shown instead.")
 
 
 def url_notice() -> None:

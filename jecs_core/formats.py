@@ -48,10 +48,6 @@ def table_kind(name) -> str | None:
     return None
 
 
-__all__ = ["CSV_LIKE_SUFFIXES", "CSV_SUFFIXES", "JSONL_SUFFIXES", "PARQUET_SUFFIXES", "TABLE_SUFFIXES",
-           "WRITE_SUFFIXES", "suffix", "table_kind"]
-
-
 def file_head(handle) -> bytes:
     """The first bytes of a path or a seekable binary handle (``b""`` when they cannot be had)."""
     try:
@@ -64,9 +60,10 @@ def file_head(handle) -> bytes:
         return b""
 
 
-def content_hint(head: bytes) -> str:
+def content_hint(head: bytes, *, text: bool = True) -> str:
     """What a file's first bytes say it is, when its name says otherwise: a hint to add to a read error
-    (``""`` when the bytes say nothing useful)."""
+    (``""`` when the bytes say nothing useful). ``text=False``: the file is read as CSV already, so only a
+    binary kind is worth naming."""
     if head.startswith(b"PAR1"):
         return "; it is a Parquet file (it starts with PAR1): name it .parquet"
     if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
@@ -75,6 +72,8 @@ def content_hint(head: bytes) -> str:
         return "; it is gzip-compressed: decompress it first"
     if head.startswith(b"PK\x03\x04"):
         return "; it is a zip archive (an Excel .xlsx is one): export the sheet as CSV UTF-8"
+    if not text:
+        return ""
     try:
         text = head.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -83,3 +82,7 @@ def content_hint(head: bytes) -> str:
         text = head[:exc.start].decode("utf-8-sig")
     plain = all(ch.isprintable() or ch in "\r\n\t" for ch in text)
     return "; it looks like CSV text: name it .csv" if plain and ("," in text or ";" in text) else ""
+
+
+__all__ = ["CSV_LIKE_SUFFIXES", "CSV_SUFFIXES", "JSONL_SUFFIXES", "PARQUET_SUFFIXES", "TABLE_SUFFIXES",
+           "WRITE_SUFFIXES", "content_hint", "file_head", "suffix", "table_kind"]

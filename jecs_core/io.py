@@ -133,7 +133,7 @@ def csv_header(stream, source: str) -> list[str]:
     try:
         row = next(csv.reader(stream), None)
     except UnicodeDecodeError:  # UTF-16 ("Unicode text"), Latin-1, a gzip or binary file given as CSV
-        hint = content_hint(file_head(getattr(stream, "buffer", None)))
+        hint = content_hint(file_head(getattr(stream, "buffer", None)), text=False)
         raise ScoreTableError(f"{source}: not UTF-8 text" + (hint or "; save it as CSV UTF-8 (a compressed or binary "
                                                                       "file is not read)")) from None
     except csv.Error as exc:

@@ -13,6 +13,7 @@ Example::
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -191,6 +192,20 @@ def _check_paths_and_device(args: argparse.Namespace) -> None:
         raise ValueError(f"--device: {exc}") from None
 
 
+def _settings(args: argparse.Namespace):
+    """The scoring settings; an error names each setting by the flag a user typed."""
+    from .settings import ScoreSettings
+
+    try:
+        return ScoreSettings(k_mink=args.k_mink, k_minkpp=args.k_minkpp, max_length=args.max_length,
+                             prepend_bos=args.prepend_bos, long_texts=args.long_texts, stride=args.stride)
+    except ValueError as exc:
+        message = str(exc)
+        for name in sorted(_SETTINGS, key=len, reverse=True):  # k_minkpp before k_mink
+            message = re.sub(rf"\b{name}\b", "--" + name.replace("_", "-"), message)
+        raise ValueError(message) from None
+
+
 def handle_score(args: argparse.Namespace) -> int:
     """Run ``jecs score``; return the exit status.
 
@@ -201,7 +216,6 @@ def handle_score(args: argparse.Namespace) -> int:
         repeated ``--model NAME=DIR``, a model path that does not exist, an
         output name that is neither .csv nor .parquet, a bad setting.
     """
-    from .settings import ScoreSettings
     from .sources import parse_model_spec
 
     _check_paths_and_device(args)
@@ -211,14 +225,7 @@ def handle_score(args: argparse.Namespace) -> int:
         if name in models:
             raise ValueError(f"--model: the name {name!r} is given twice")
         models[name] = source
-    try:
-        settings = ScoreSettings(
-            k_mink=args.k_mink, k_minkpp=args.k_minkpp, max_length=args.max_length, prepend_bos=args.prepend_bos,
-            long_texts=args.long_texts, stride=args.stride,
-        )
-    except ValueError as exc:  # the setting's name as the flag a user typed
-        name = str(exc).split(" ", 1)[0]
-        raise ValueError("--" + str(exc).replace("_", "-", name.count("_")) if name in _SETTINGS else str(exc)) from None
+    settings = _settings(args)
     if args.head_memory_mib is not None and args.head_memory_mib < 1:
         raise ValueError(f"--head-memory-mib: expected a whole number of MiB >= 1, got {args.head_memory_mib}")
     engine_options = None

@@ -228,16 +228,20 @@ def check_architecture(source: ModelSource) -> None:
         return
     import json
 
+    import transformers
     from transformers import CONFIG_MAPPING
 
     config = source.directory / "config.json"
     try:
-        kind = json.loads(config.read_text(encoding="utf-8")).get("model_type")
+        fields = json.loads(config.read_text(encoding="utf-8"))
+        kind = fields.get("model_type")
     except (OSError, ValueError, AttributeError, RecursionError) as exc:
         raise ModelLoadError(f"{config}: not a readable model config ({_one_line(exc)})") from None
     if kind is not None and kind not in CONFIG_MAPPING:  # without one, transformers reads the type from the name
-        raise ModelLoadError(f"{config}: model_type {kind!r} is not an architecture transformers implements; it would "
-                             "need code shipped with the checkpoint, which jecs never runs (trust_remote_code=False)")
+        why = ("it names code shipped with the checkpoint (auto_map), which jecs never runs (trust_remote_code=False)"
+               if "auto_map" in fields else "a newer transformers may implement it")
+        raise ModelLoadError(f"{config}: model_type {kind!r} is not an architecture transformers "
+                             f"{transformers.__version__} implements; {why}")
 
 
 _TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "tokenizer_config.json", "vocab.json", "vocab.txt",

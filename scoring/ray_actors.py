@@ -148,7 +148,7 @@ def acquire_pool(ray, key: tuple, *, workers: int, cpus: float, gpus: float, kee
         if amount > total.get(resource, 0.0) + 1e-9:
             raise ValueError(f"workers: {workers} actor(s) need {amount:g} {resource}(s) in all; the Ray cluster has "
                              f"{total.get(resource, 0.0):g} (fewer --workers, or a cluster with more: `ray start --head "
-                             f"--num-cpus N`, then --address auto)")
+                             f"--num-{resource.lower()}s N`, then --address auto)")
     freed = {"CPU": 0.0, "GPU": 0.0}
     while _POOLS and (len(_POOLS) >= max(keep, 1) or _short(ray, need, freed)):
         old = _POOLS.popitem(last=False)[1]

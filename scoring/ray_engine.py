@@ -103,7 +103,7 @@ def _check_reachable(address: str, given_by: str) -> None:
     if address == "auto" or "://" in address or not host or not port.isdigit():
         return  # "auto" and client addresses are Ray's to resolve
     try:
-        socket.create_connection((host, int(port)), timeout=10).close()
+        socket.create_connection((host.strip("[]"), int(port)), timeout=10).close()  # [::1]:6379 is IPv6
     except OSError as exc:
         raise ValueError(f"{given_by}: no Ray cluster answers at {address} ({exc.strerror or exc}); start it there with "
                          "`ray start --head`, or leave the address out to start a Ray on this machine") from None

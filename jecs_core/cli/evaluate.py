@@ -227,6 +227,15 @@ def _rho_table_factory(args: argparse.Namespace):
     return lambda rho: three_block(np.random.default_rng(pool_seed), rho=rho, **params)
 
 
+def _checked(frame, args: argparse.Namespace):
+    """The generated ``frame`` as a table, once the rule options a table bounds (a k_n at most its n) fit it."""
+    from ..data import table_from_frame
+
+    table = table_from_frame(frame, source=f"the rho sweep's table ({len(frame):,} items)")
+    rule_options(args, table)
+    return table
+
+
 def run_sweep(args: argparse.Namespace) -> int:
     from ..evaluate import format_sweep
     from ..io import check_output_path
@@ -249,7 +258,8 @@ def _sweep(args: argparse.Namespace, **options):
     chosen = rule_options(args)
     if args.parameter == "rho":
         rhos = [check_fraction(rho, "--rhos") for rho in floats(args.rhos, "--rhos")]
-        return sweep_rho(_rho_table_factory(args), rhos=rhos, **chosen, **options)
+        make = _rho_table_factory(args)
+        return sweep_rho(lambda rho: _checked(make(rho), args), rhos=rhos, **chosen, **options)
     if args.parameter == "lambda":  # range-checked before the table is read
         lambdas = [check_lambda(value, "--lambdas") for value in floats(args.lambdas, "--lambdas")]
     settings = counts(args.knns, "--knns", auto=True) if args.parameter == "knn" else None
@@ -261,7 +271,7 @@ def _sweep(args: argparse.Namespace, **options):
     if args.parameter == "knn":
         too_big = [knn for knn in settings if knn is not None and knn > table.n]
         if too_big:  # as jecs select refuses it: k_n is at most the tail, itself at most n
-            raise ValueError(f"--knns: {too_big[0]} is more than the n = {table.n} test items of {args.scores}")
+            raise ValueError(f"--knns: {too_big[0]} is more than the n = {table.n:,} test items of {args.scores}")
         return sweep_knn(table, knns=settings, **chosen, **options)
     too_big = [k for k in ks or () if k > table.K]
     if too_big:

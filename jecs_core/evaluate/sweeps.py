@@ -77,7 +77,7 @@ def _sweep_settings(table, parameter: str, entries: Sequence[tuple[str, float, R
         raise ValueError(f"{parameter}s: setting(s) {twice} given more than once; give each once")
     too_big = [value for _, value, _ in entries if parameter == "knn" and value > table.n]
     if too_big:  # as jecs select refuses it: k_n is at most the tail, itself at most n
-        raise ValueError(f"knns: {int(too_big[0])} is more than the n = {table.n} test items")
+        raise ValueError(f"knns: {int(too_big[0])} is more than the n = {table.n:,} test items")
     plan = draw_plan(table.m, table.n, reps=reps, fraction=draw_fraction, seed=seed)
     settings = [s for _, _, s in entries]
     runs = run_protocol(table, plan, alphas=alphas, methods=methods, settings=settings, workers=workers, progress=progress)

@@ -123,7 +123,7 @@ def align_results(table: ScoreTable, results: ResultsTable) -> tuple[np.ndarray,
         from ..checks import printed_form
         alike = sorted(map(printed_form, results.models)) == sorted(map(printed_form, table.models))
         raise ValueError(f"results: model(s) {unknown} are not in the score table (its models are {list(table.models)})"
-                         + ("; the names differ only in letter case, spaces or invisible characters" if alike
+                         + ("; the names differ only in letter case, spaces, Unicode form or invisible characters" if alike
                             else _another_metric(unknown, table, results)))
     absent = [m for m in table.models if m not in results.models]
     if absent:

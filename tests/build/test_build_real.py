@@ -108,7 +108,7 @@ def test_end_to_end_provenance(toy_build):
     assert prov["parameters"]["n_models"] == 2 and prov["parameters"]["lora"]["epochs"] == 1
     assert prov["corpus"]["n_after_filter"] == 30  # 32 texts, one duplicate, one too short
     cached = json.loads((root / "cache" / "toy" / "config.json").read_text())
-    assert prov["base_model"]["content_sha256"] == cached["base_model_sha256"]
+    assert prov["base_model"]["content_fingerprint"] == cached["base_model_fingerprint"]
     assert prov["corpus"]["sha256"] == cached["corpus_sha256"]
     assert set(prov["auc_test"]["per_model"]) == {"ft01", "ft02"}
     from jecs_core import METHODS  # every registered selection rule is evaluated and counted
@@ -160,6 +160,13 @@ def test_a_corpus_or_base_model_replaced_under_the_same_path_is_not_built_on_the
     weights = base / "model.safetensors"
     weights.write_bytes(weights.read_bytes()[:-1] + bytes([weights.read_bytes()[-1] ^ 1]))
     with pytest.raises(ValueError, match="was built with other base model contents; pass --force"):
+        build(config, cache_dir=tmp_path / "cache", stop_after="prepare", progress=False)
+    saved = tmp_path / "cache" / "toy" / "config.json"  # a cache from before the contents were recorded
+    record = json.loads(saved.read_text())
+    del record["corpus_sha256"], record["base_model_fingerprint"]
+    saved.write_text(json.dumps(record))
+    with pytest.raises(ValueError, match="predates the record of its inputs' contents, so it cannot show that they "
+                                         "are unchanged; pass --force"):
         build(config, cache_dir=tmp_path / "cache", stop_after="prepare", progress=False)
 
 

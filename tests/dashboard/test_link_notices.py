@@ -31,6 +31,7 @@ def test_values_the_select_page_cannot_take_are_named_once(query, named):
     notices = [i.value for i in at.info]
     assert any(f"The link's {named} this page takes" in n and "the defaults are shown instead" in n for n in notices)
     assert not any("<b>" in n or "evil" in n for n in notices)  # the link's own text is never echoed
+    assert any("(α from 0.01 to 0.5)" in n for n in notices) == ("alpha" in named)  # the range where it helps
     assert at.session_state[state.ALPHA] == state.PERSISTENT_DEFAULTS[state.ALPHA]
     at.run()
     assert not any("this page takes" in i.value for i in at.info)  # once

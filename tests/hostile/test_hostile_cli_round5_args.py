@@ -164,3 +164,11 @@ def test_a_knn_above_the_table_is_named_by_its_flag_once_the_table_is_read(capsy
     assert (code, printed) == (2, "")
     assert err == f"jecs {argv[0]}: error: --knn: {knn} is more than the n = 840 test items of {SAMPLE}\n"
     assert not (tmp_path / "r.html").exists()
+
+
+def test_the_rho_sweep_checks_knn_against_each_table_it_builds(capsys):
+    code, printed, err = _run(capsys, "sweep", "rho", "--rhos", "0.5", "--pool-size", "200", "--models", "3",
+                              "--reps", "2", "--knn", "100000", "--methods", "jecs")
+    assert (code, printed) == (2, "")
+    assert err == ("jecs sweep: error: --knn: 100000 is more than the n = 140 test items of the rho sweep's table "
+                   "(200 items)\n")

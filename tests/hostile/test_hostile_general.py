@@ -60,7 +60,8 @@ def test_files_that_are_not_utf8_text_get_one_line_naming_the_fix(tmp_path, kind
     else:
         rows = text.splitlines() + [f"k{j},test,0.5,0.5" for j in range(6000)] + ["\u00e91,test,0.5,0.5"]
         path.write_bytes(("\n".join(rows) + "\n").encode("latin-1"))
-    _one_line_error(_jecs("select", path, "--no-diagnostics"), "not UTF-8 text", "CSV UTF-8")
+    fix = "it is gzip-compressed: decompress it first" if kind == "gzip" else "CSV UTF-8"
+    _one_line_error(_jecs("select", path, "--no-diagnostics"), "not UTF-8 text", fix)
 
 
 def test_tab_separated_file_gets_the_delimiter_hint(tmp_path):

@@ -74,3 +74,12 @@ def test_more_workers_than_the_default_local_ray_cpus_start_a_ray_that_can_place
                           "--no-progress"], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert pd.read_csv(out)["item_id"].tolist() == ["q0", "q1", "q2"]
+
+
+def test_an_ipv6_address_in_brackets_is_probed_without_them():
+    try:
+        server = socket.create_server(("::1", 0), family=socket.AF_INET6)
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    with server:
+        _check_reachable(f"[::1]:{server.getsockname()[1]}", "--address")

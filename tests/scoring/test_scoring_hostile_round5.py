@@ -66,6 +66,7 @@ def test_an_index_that_names_pickled_weights_is_refused_before_any_load(model, t
     (["--k-mink", "0"], "--k-mink must be in (0, 1], got 0.0"),
     (["--k-minkpp", "2"], "--k-minkpp must be in (0, 1], got 2.0"),
     (["--long-texts", "window", "--stride", "0"], "--stride must be an integer >= 1, got 0"),
+    (["--long-texts", "window", "--stride", "600", "--max-length", "64"], "--stride must be below --max-length (64), got 600"),
     (["--engine", "ray", "--workers", "0"], "--workers: expected a number of actors >= 1, got 0"),
     (["--engine", "ray", "--no-cache"], "--no-cache: engine ray hands its results over through the score cache"),
 ])

@@ -85,6 +85,11 @@ def test_an_architecture_only_the_checkpoints_own_code_implements_is_refused_bef
     _one_line(exc, str(directory / "config.json"), "model_type 'evilmodel' is not an architecture transformers",
               "trust_remote_code=False")
     assert not (tmp_path / "RAN").exists()
+    del config["auto_map"]  # no code named: an architecture newer than this transformers, and said so
+    (directory / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelLoadError) as exc:
+        load_model(model_source(directory), device="cpu")
+    _one_line(exc, "model_type 'evilmodel' is not an architecture transformers", "a newer transformers may implement it")
 
 
 def test_a_directory_without_tokenizer_files_says_so(tmp_path):

@@ -155,7 +155,7 @@ def test_model_mismatches_are_one_line_errors(audit):
     with pytest.raises(ValueError, match=r"no results for model\(s\) \['m2'\]"):
         leaderboard(table, fewer)
     upper = ResultsTable(models=("M0", "m1", "m2"), item_ids=results.item_ids, values=results.values)
-    hint = "; the names differ only in letter case, spaces or invisible characters$"
+    hint = "; the names differ only in letter case, spaces, Unicode form or invisible characters$"
     with pytest.raises(ValueError, match=r"\['M0'\] are not in the score table .*" + hint):
         leaderboard(table, upper)
     for odd in ("m2 ", "m\u200b2"):  # a trailing space, a zero-width space
