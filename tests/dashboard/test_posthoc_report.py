@@ -19,15 +19,20 @@ from jecs_core.simulate.synthetic import wide_table
 HOSTILE = "<img src=x onerror=alert(1)>"
 
 
+def _labelled(prefix: str, seed: int):
+    """A labelled table whose 60 test ids start with ``prefix``, and its comparison at alpha = 0.2."""
+    rng = np.random.default_rng(seed)
+    test = np.vstack([rng.standard_normal((30, 2)) - 3, rng.standard_normal((30, 2))])
+    frame = wide_table(rng.standard_normal((120, 2)), test, np.r_[np.zeros((30, 2)), np.ones((30, 2))])
+    frame.loc[frame["split"] == "test", "item_id"] = [f"{prefix}{i}" for i in range(60)]
+    table = jecs_core.table_from_frame(frame)
+    return table, jecs_core.compare_methods(table, alpha=0.2)
+
+
 @pytest.fixture(scope="module")
 def hostile():
     """A labelled table whose test ids are HTML."""
-    rng = np.random.default_rng(3)
-    test = np.vstack([rng.standard_normal((30, 2)) - 3, rng.standard_normal((30, 2))])
-    frame = wide_table(rng.standard_normal((120, 2)), test, np.r_[np.zeros((30, 2)), np.ones((30, 2))])
-    frame.loc[frame["split"] == "test", "item_id"] = [f"{HOSTILE}{i}" for i in range(60)]
-    table = jecs_core.table_from_frame(frame)
-    return table, jecs_core.compare_methods(table, alpha=0.2)
+    return _labelled(HOSTILE, 3)
 
 
 def _hand(table, comparison, method=jecs_core.DEFAULT_METHOD):
@@ -109,12 +114,7 @@ def test_store_keeps_only_changes_from_the_rule():
 
 def test_each_listed_id_and_model_is_isolated_so_an_override_reorders_only_itself():
     # A right-to-left override in one id would otherwise print every id after it reversed.
-    rng = np.random.default_rng(4)
-    test = np.vstack([rng.standard_normal((30, 2)) - 3, rng.standard_normal((30, 2))])
-    frame = wide_table(rng.standard_normal((120, 2)), test, np.r_[np.zeros((30, 2)), np.ones((30, 2))])
-    frame.loc[frame["split"] == "test", "item_id"] = [f"id\u202e{i}" for i in range(60)]
-    table = jecs_core.table_from_frame(frame)
-    comparison = jecs_core.compare_methods(table, alpha=0.2)
+    table, comparison = _labelled("id\u202e", 4)
     edited = _hand(table, comparison)
     context = PostHocContext(delta=0.1, hand_mask=edited.mask, hand_record=edited.record())
     html = build_report(ReportInputs(table=table, comparison=comparison, method=jecs_core.DEFAULT_METHOD,
