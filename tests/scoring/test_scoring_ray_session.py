@@ -63,6 +63,8 @@ def test_a_local_ray_inherits_the_offline_variables_without_a_runtime_env(fake, 
 def test_a_running_cluster_is_joined_without_resource_arguments(fake, monkeypatch, given, env, joined):
     if env:
         monkeypatch.setenv("RAY_ADDRESS", env)
+    probed = []  # the fake cluster has no host to answer: record the probe instead
+    monkeypatch.setattr(ray_engine, "_check_reachable", lambda address, given_by: probed.append((address, given_by)))
     assert ray_engine.cluster_address(given) == joined
     ray_engine.ensure_ray(address=given, num_cpus=2, object_store_mb=256)
     (call,) = fake.calls
@@ -70,6 +72,7 @@ def test_a_running_cluster_is_joined_without_resource_arguments(fake, monkeypatc
     assert call["address"] == joined and "num_cpus" not in call and "object_store_memory" not in call
     # A cluster's workers were started elsewhere: the variables travel in the job's runtime_env.
     assert call["runtime_env"] == {"env_vars": ray_engine.OFFLINE}
+    assert probed == [(joined, "--address" if given else "RAY_ADDRESS")]  # probed before Ray is asked to join
 
 
 class FakeCalls:
