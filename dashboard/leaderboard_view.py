@@ -23,7 +23,7 @@ from jecs_core import DEFAULT_METHOD, REGISTRY, ScoreTable
 from jecs_core.io import csv_bytes
 from jecs_core.leaderboard import LeaderboardWarning, by_rank, leaderboard
 
-from . import compute, posthoc_view, rule_controls, samples, shift_view, state
+from . import compute, posthoc_view, rule_controls, samples, select_view, shift_view, state
 from .leaderboard_results import LOG_ID_FIELD, LOG_MODELS, RESULTS, ResultsFile, held
 from .plain import escape
 from .report import ReportInputs, build_report
@@ -71,8 +71,11 @@ def restore_state(data: state.ActiveData) -> None:
         s[state.ALPHA] = _opening_alpha(data)
     if q.get("method") in REGISTRY:
         s[METHOD] = q["method"]
+    ignored = [key for key, ok in (("alpha", alpha is not None and state.ALPHA_MIN <= alpha <= state.ALPHA_MAX),
+                                   ("method", q.get("method") in REGISTRY)) if key in q and not ok]
     if not s.get(SELECT_URL_LOADED):  # else the Select page read the link, and the controls are what was chosen
-        rule_controls.restore_from_url(q)  # since (its URL shows the options this table allows, not the choice)
+        ignored += rule_controls.restore_from_url(q)  # since (its URL shows the options this table allows)
+    select_view.note_ignored(ignored)
     if q.get(URL_METRIC):
         s[METRIC] = str(q[URL_METRIC])[:100]
     token = q.get(URL_RESULTS)

@@ -71,12 +71,17 @@ def restore_state() -> None:
         s[COMPARE], s[ALPHA2] = True, round(alpha2, 2)
     taken = {"alpha": alpha is not None, "alpha2": alpha2 is not None, "method": q.get("method") in REGISTRY,
              "fig": q.get("fig") in FIGURE_KEYS, "view": q.get("view") in PANELS}
-    ignored = [key for key, ok in taken.items() if key in q and not ok] + ignored
-    if ignored:  # names only: the link's own text is never echoed
+    note_ignored([key for key, ok in taken.items() if key in q and not ok] + ignored)
+
+
+def note_ignored(ignored: list[str]) -> None:
+    """Leave the notice for link keys whose values the page could not use (names only: never the link's text)."""
+    if ignored:
         scale = (f" (α from {state.ALPHA_MIN:g} to {state.ALPHA_MAX:g})"
                  if {"alpha", "alpha2"} & set(ignored) else "")
-        s[URL_IGNORED] = (f"The link's {', '.join(ignored)} {'is not a value' if len(ignored) == 1 else 'are not values'}"
-                          f" this page takes{scale}; the defaults are shown instead.")
+        st.session_state[URL_IGNORED] = (
+            f"The link's {', '.join(ignored)} {'is not a value' if len(ignored) == 1 else 'are not values'} this page "
+            f"takes{scale}; the defaults are shown instead.")
 
 
 def url_notice() -> None:

@@ -8,7 +8,7 @@ differences, and the downloads (leaderboard CSV, the audit report with a leaderb
 
 import streamlit as st
 
-from dashboard import commit_view, posthoc_view, state
+from dashboard import commit_view, posthoc_view, select_view, state
 from dashboard import leaderboard_results as lr
 from dashboard import leaderboard_view as lb
 from dashboard.figures.leaderboard import plot_leaderboard
@@ -21,6 +21,7 @@ posthoc_view.restore_delta()
 commit_view.restore_mode()
 
 st.title("Leaderboard on the clean subset")
+select_view.url_notice()
 if notice := st.session_state.pop(lb.RESULTS_NOTICE, None):
     st.info(notice, icon=":material/info:")
 st.caption("Rank the models on the items the selection rule certifies as clean for all of them (the Select page's "

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import samples, state
+from dashboard import samples, select_view, state
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -50,3 +50,14 @@ def test_a_sample_or_score_the_server_lacks_is_named(query, named):
     assert any(f"The link's {named} not one this server offers; the default is shown instead." in i.value
                for i in at.info)
 
+
+
+def test_the_leaderboard_names_the_values_it_cannot_use_too():
+    # AppTest starts on Select: let it run, then open the Leaderboard as if the link had led there first.
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    del at.session_state[select_view.URL_LOADED]
+    at.query_params.update({"alpha": "2", "method": "evil"})
+    at.switch_page("views/leaderboard_page.py").run()
+    assert not at.exception and at.title[0].value != "Select a shared clean subset"
+    assert any("The link's alpha, method are not values this page takes (α from 0.01 to 0.5)" in i.value
+               for i in at.info)
