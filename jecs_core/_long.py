@@ -143,3 +143,13 @@ def results_hint(names) -> str:
         return ""
     return ("; with no score_<model> column either, this looks like per-item results (ids and a metric), which the "
             "leaderboard reads (jecs leaderboard --results, the Leaderboard page), not a score table")
+
+
+def other_repeats(repeated: np.ndarray, *, shown: int = 3) -> str:
+    """`` (also repeated: 'b', 'c' and 4 more)`` for the repeated values after the first (in order of
+    appearance), so one message names every id to fix; ``""`` when only one value repeats."""
+    others = pd.unique(repeated)[1:]
+    if not len(others):
+        return ""
+    named = ", ".join(repr(str(v)) for v in others[:shown])
+    return f" (also repeated: {named}" + (f" and {len(others) - shown} more)" if len(others) > shown else ")")

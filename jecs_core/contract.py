@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ._columns import SPLITS, Where, empty_split, empty_text, label_column, numeric_column, plain_block, show, split_rows
-from ._long import detect_layout, long_hint, long_to_wide, results_hint
+from ._long import detect_layout, long_hint, long_to_wide, other_repeats, results_hint
 from ._roles import COVARIATE_PREFIX, MEMBER_PREFIX, RESERVED_MODELS, SCORE_PREFIX, is_reserved_column, misspelled_scores
 from ._validation import check_alpha, check_positive_int
 from .io import ScoreTableError, check_header, one_line
@@ -88,8 +88,8 @@ def _ids_and_split(frame: pd.DataFrame, where: Where) -> tuple[np.ndarray, np.nd
     dup = None if len(pd.unique(ids)) == len(ids) else as_text.duplicated(keep=False).to_numpy() & ~empty
     if dup is not None and dup.any():
         first = ids[dup][0]
-        problems.append(where.problem("item_id", f"duplicate id {first!r} at {where.rows(ids == first)}; ids must be "
-                                                 f"unique{long_hint(frame.columns)}"))
+        problems.append(where.problem("item_id", f"duplicate id {first!r} at {where.rows(ids == first)}{other_repeats(ids[dup])}"
+                                                 f"; ids must be unique{long_hint(frame.columns)}"))
     is_cal, unknown = split_rows(frame["split"])
     if unknown.any():
         value = _split_value(frame["split"].to_numpy()[unknown][0])

@@ -29,6 +29,17 @@ def test_validate_frame_lists_every_problem():
     assert validate_frame(wide()) == []
 
 
+def test_one_message_names_every_repeated_id():
+    # The dashboard lists each problem once: a second or third repeated id must not need another upload.
+    frame = wide()
+    frame.loc[1, "item_id"], frame.loc[3, "item_id"], frame.loc[4, "item_id"] = "i0", "i2", "i2"
+    assert validate_frame(frame, source="t.csv")[0] == (
+        "t.csv: column 'item_id': duplicate id 'i0' at rows 1, 2 (also repeated: 'i2'); ids must be unique")
+    frame["item_id"] = [f"d{j // 2}" for j in range(len(frame))]  # every id twice
+    message = validate_frame(frame, source="t.csv")[0]
+    assert message.startswith("t.csv: column 'item_id': duplicate id 'd0' at rows 1, 2 (also repeated: 'd1', 'd2', 'd3' and ")
+
+
 def test_first_problem_raised_and_all_attached():
     frame = wide()
     frame["score_a"] = frame["score_a"].astype(object)
