@@ -102,9 +102,7 @@ def write_url(alpha: float, settings: RuleSettings, delta: float) -> None:
         wanted[URL_RESULTS] = upload[0]
     elif URL_RESULTS in st.query_params:
         del st.query_params[URL_RESULTS]
-    changed = {k: v for k, v in wanted.items() if st.query_params.get_all(k) != [v]}  # a repeated key is rewritten once
-    if changed:
-        st.query_params.update(changed)
+    state.set_query(wanted)
 
 
 @dataclass(frozen=True)

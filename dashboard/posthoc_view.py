@@ -78,9 +78,7 @@ def current_delta() -> float:
 
 def write_delta_url(delta: float) -> None:
     """Keep δ in the address bar so a shared link reproduces the cards."""
-    text = f"{delta:g}"
-    if st.query_params.get_all(URL_DELTA) != [text]:  # a repeated key is rewritten once
-        st.query_params[URL_DELTA] = text
+    state.set_query({URL_DELTA: f"{delta:g}"})
 
 
 @st.cache_resource(show_spinner="Fitting the post-hoc bound...", max_entries=8)

@@ -100,9 +100,7 @@ def write_url(alpha: float, settings: RuleSettings) -> None:
         wanted["alpha2"] = f"{float(s[ALPHA2]):g}"
     elif "alpha2" in st.query_params:
         del st.query_params["alpha2"]
-    changed = {k: v for k, v in wanted.items() if st.query_params.get_all(k) != [v]}  # a repeated key is rewritten once
-    if changed:
-        st.query_params.update(changed)
+    state.set_query(wanted)
 
 
 def fit_line(comparison: Comparison, method: str, table: ScoreTable) -> None:

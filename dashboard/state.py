@@ -204,7 +204,12 @@ def sync_url() -> None:
     for name in (URL_SAMPLE, URL_SCORE, URL_DATA):
         if name not in wanted and name in st.query_params:
             del st.query_params[name]
-    changed = {k: v for k, v in wanted.items() if st.query_params.get_all(k) != [v]}  # a repeated key is rewritten once
+    set_query(wanted)
+
+
+def set_query(wanted: dict[str, str]) -> None:
+    """Write ``wanted`` into the address bar: only the keys that changed, and a repeated key once."""
+    changed = {k: v for k, v in wanted.items() if st.query_params.get_all(k) != [v]}
     if changed:
         st.query_params.update(changed)
 

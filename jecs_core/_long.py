@@ -58,10 +58,10 @@ def _cells(frame: pd.DataFrame, where: Where) -> tuple[np.ndarray | None, np.nda
     # A model name heads the export's score_<model> and p_<model> columns: what a wide header refuses, refused here.
     breakers = models.map(display_breaker)
     if breakers.notna().any():  # rows of the first such name only: the message names that one
-        first = models[breakers.notna()].iloc[0]
+        first, breaker = models[breakers.notna()].iloc[0], breakers.dropna().iloc[0]
         at = (models == first).to_numpy(dtype=bool)
         problems.append(where.problem("model", f"model name {first!r} at {where.rows(at)} holds a line break or "
-                                               f"control character (U+{ord(display_breaker(first)):04X}); rename the model"))
+                                               f"control character (U+{ord(breaker):04X}); rename the model"))
     reserved = models.isin(RESERVED_MODELS).to_numpy()
     if reserved.any():
         name = models[reserved].iloc[0]

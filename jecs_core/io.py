@@ -114,10 +114,10 @@ def check_header(names, source: str) -> list[str]:
     if empty:
         raise ScoreTableError(f"{source}: column {empty[0]} has an empty header; name every column")
     # A line break would split every printed table (a tab is left to the tab-separated file's own hint).
-    broken = [n for n in names if display_breaker(n, allow="\t")]
+    broken = next(((n, ch) for n in names if (ch := display_breaker(n, allow="\t"))), None)
     if broken:
         raise ScoreTableError(f"{source}: column name {broken[0]!r} holds a line break or control character "
-                              f"(U+{ord(display_breaker(broken[0], allow=chr(9))):04X}); rename it")
+                              f"(U+{ord(broken[1]):04X}); rename it")
     seen: dict[str, int] = {}
     for i, name in enumerate(names):
         if name in seen:

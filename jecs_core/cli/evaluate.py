@@ -255,11 +255,10 @@ def _sweep(args: argparse.Namespace, **options):
     from ..data import load_scores
     from ..evaluate import sweep_k, sweep_knn, sweep_lambda, sweep_rho
 
-    chosen = rule_options(args)
     if args.parameter == "rho":
         rhos = [check_fraction(rho, "--rhos") for rho in floats(args.rhos, "--rhos")]
         make = _rho_table_factory(args)
-        return sweep_rho(lambda rho: _checked(make(rho), args), rhos=rhos, **chosen, **options)
+        return sweep_rho(lambda rho: _checked(make(rho), args), rhos=rhos, **rule_options(args), **options)
     if args.parameter == "lambda":  # range-checked before the table is read
         lambdas = [check_lambda(value, "--lambdas") for value in floats(args.lambdas, "--lambdas")]
     settings = counts(args.knns, "--knns", auto=True) if args.parameter == "knn" else None
