@@ -12,6 +12,7 @@ from dashboard import commit_view, posthoc_view, select_view, state
 from dashboard import leaderboard_results as lr
 from dashboard import leaderboard_view as lb
 from dashboard.figures.leaderboard import plot_leaderboard
+from dashboard.plain import escape
 from dashboard.theme import method_label
 from jecs_core import METHODS
 
@@ -60,8 +61,11 @@ posthoc_view.delta_notice()
 
 
 @st.fragment
-def ranking() -> None:
-    """α, the rule and everything they change: a step of either reruns only this."""
+def ranking(upload_refused: bool) -> None:
+    """α, the rule and everything they change: a step of either reruns only this.
+
+    ``upload_refused``: this run refused an upload; the metric typed for it is not tried on other results.
+    """
     controls = st.columns([2, 2], gap="large")
     locked = commit_view.locked_alpha()  # "commit α first" holds here too: the committed α stays
     if locked is not None:
@@ -75,6 +79,9 @@ def ranking() -> None:
     metric = str(st.session_state[lb.METRIC]).strip()
     if subject.results is None:
         st.info("Upload per-item results of this data set's models to rank them.", icon=":material/upload_file:")
+    elif upload_refused and subject.results.origin != "upload":
+        st.info(f"The ranking waits for results it can use: fix the upload above, or remove it to rank "
+                f"{escape(subject.results.name)}.", icon=":material/upload_file:")
     elif not commit_view.gate(alpha):
         st.page_link("views/select_page.py", label="Commit α on the Select page", icon=":material/lock:")
     else:
@@ -97,4 +104,4 @@ def ranking() -> None:
     lb.write_url(alpha, settings, delta)
 
 
-ranking()
+ranking(upload_refused=bool(upload_problem))

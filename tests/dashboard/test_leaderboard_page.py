@@ -214,3 +214,22 @@ def test_a_link_to_results_the_server_no_longer_holds_says_so_on_this_page():
     assert any("no longer held by this server" in info.value for info in at.info)
     at.switch_page("views/select_page.py").run()  # said once, where the link led, not again elsewhere
     assert not any("results in the link" in info.value for info in at.info)
+
+
+def test_a_refused_upload_leaves_one_error_and_its_metric_is_not_tried_on_other_results():
+    at = _page()
+    table = at.session_state[state.ACTIVE_TABLE]
+    values = np.ones(table.n, dtype=bool)
+    at.text_input(key=lb.METRIC).set_value("acc")  # the logs' metric; the shipped table has no such column
+    at.session_state[lr.RESULTS_PAYLOAD] = [("samples_a.jsonl", _log(table, values, id_field=False))]
+    at.run()  # no model named for the log: refused
+    assert not at.exception and len(at.error) == 1
+    assert "name the model of each" in at.error[0].value.replace("\\", "")
+    assert any("waits for results it can use" in i.value for i in at.info)
+    assert not at.get("plotly_chart")
+    at.text_input(key=lr.LOG_MODELS).set_value(table.models[0])
+    at.session_state[lr.RESULTS_PAYLOAD] = [("samples_a.jsonl", _log(table, values, id_field=False))]
+    at.run()  # accepted: ranked on its own metric, no notice left
+    assert not at.exception
+    assert not any("waits for results" in i.value for i in at.info)
+    assert at.session_state[lr.RESULTS][1].name == "samples_a.jsonl"
