@@ -95,10 +95,7 @@ def validate_texts(frame: pd.DataFrame, *, source: str = "texts table") -> pd.Da
     words = frame["split"].where(frame["split"].notna(), "").astype(str).str.strip().str.lower()
     bad = ~words.isin(SPLITS)
     if bad.any():
-        raise ValueError(
-            f"{source}: column 'split' must be 'calibration' or 'test'; found "
-            f"{sorted(map(str, frame.loc[bad, 'split'].unique()))[:5]}"
-        )
+        raise ValueError(f"{source}: column 'split' must be 'calibration' or 'test'; {_odd_splits(frame['split'], bad)}")
     scores = [c for c in frame.columns if isinstance(c, str) and c.startswith("score_")]
     if scores:
         raise ValueError(f"{source}: column(s) {scores} would be read as models' scores in the score table this "
@@ -108,6 +105,18 @@ def validate_texts(frame: pd.DataFrame, *, source: str = "texts table") -> pd.Da
     text = out["text"]
     out["text"] = text.where(text.notna(), "").astype(str)
     return out
+
+
+def _odd_splits(split: pd.Series, bad: pd.Series) -> str:
+    """What the refused ``split`` cells hold: a few of the words, and the empty cells with the first row."""
+    values = split[bad]
+    blank = (values.isna() | (values.astype(str).str.strip() == "")).to_numpy()
+    words = sorted(map(str, values[~blank].unique()))
+    parts = [f"found {words[:5]}"] if words else []
+    if blank.any():
+        row = int(bad.to_numpy().nonzero()[0][blank.argmax()]) + 1
+        parts.append(f"{int(blank.sum())} empty cell(s), the first at row {row}")
+    return " and ".join(parts)
 
 
 def _check_columns(frame: pd.DataFrame, source: str) -> None:

@@ -42,6 +42,10 @@ def test_split_words_are_read_as_a_score_table_reads_them(tmp_path):
     path.write_text("item_id,split,text\na,calib,hello\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"column 'split' must be 'calibration' or 'test'; found \['calib'\]"):
         read_texts(path)
+    path.write_text("item_id,split,text\na,test,hello\nb,,again\nc, ,more\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"'calibration' or 'test'; 2 empty cell\(s\), the first at row 2$"):
+        read_texts(path)  # named as empty cells, not as the text 'nan'
+
 
 
 @pytest.mark.parametrize(("second_header", "error"), [
