@@ -153,7 +153,7 @@ def prepare(config: BuildConfig, run_dir: Path) -> pd.DataFrame:
     """
     path = run_dir / "plan.csv"
     if path.is_file():
-        return pd.read_csv(path, keep_default_na=False)
+        return _cached_plan(path, config)
     texts = corpus_io.filter_corpus(corpus_io.load_corpus(config.corpus), config.min_words, config.max_words)
     pool = corpus_io.draw_pool(texts, config.n_pool, seed=config.seed)
     rng = np.random.default_rng(config.seed + 1)
@@ -178,6 +178,26 @@ def prepare(config: BuildConfig, run_dir: Path) -> pd.DataFrame:
     _write_atomic(run_dir / "config.json", json.dumps(identity(config), indent=2))
     say(f"pool of {len(plan)} texts from {len(texts)} after filtering; blocks "
         + ", ".join(f"{b}={n}" for b, n in plan["block"].value_counts().items()))
+    return plan
+
+
+def _cached_plan(path: Path, config: BuildConfig) -> pd.DataFrame:
+    """The plan an earlier run wrote, refused naming the file when it is not one this build could have written."""
+    try:
+        plan = pd.read_csv(path, keep_default_na=False)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: the cached plan cannot be read ({' '.join(str(exc).split())}); delete it to draw "
+                         "the plan again") from None
+    wanted = ["item_id", "split", "block", "title", "text", "n_words", *(f"member_{n}" for n in config.model_names())]
+    missing = [c for c in wanted if c not in plan.columns]
+    problem = (f"missing column(s) {', '.join(missing)}" if missing
+               else "no rows" if plan.empty
+               else "repeated item ids" if plan["item_id"].duplicated().any()
+               else "a split other than calibration or test" if not plan["split"].isin(["calibration", "test"]).all()
+               else None)
+    if problem:
+        raise ValueError(f"{path}: the cached plan is not one this build writes ({problem}); delete it to draw "
+                         "the plan again")
     return plan
 
 
