@@ -117,11 +117,8 @@ def _check_split(args: argparse.Namespace) -> None:
     """The three blocks of the pool, checked before any text is read, in the flags' names."""
     from jecs_core.simulate.split import block_sizes
 
-    try:
-        block_sizes(args.n_pool, clean_fraction=args.a, calibration_fraction=args.b)
-    except ValueError as exc:
-        message = str(exc).replace("calibration_fraction=", "--b ").replace("clean_fraction", "--a")
-        raise ValueError(f"--n-pool {args.n_pool}, --a {args.a}, --b {args.b}: {message}") from None
+    block_sizes(args.n_pool, clean_fraction=args.a, calibration_fraction=args.b,
+                names={"pool_size": "--n-pool", "clean_fraction": "--a", "calibration_fraction": "--b"})
 
 
 def _check_folder(flag: str, folder) -> None:

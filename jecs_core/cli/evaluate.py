@@ -214,13 +214,10 @@ def _rho_table_factory(args: argparse.Namespace):
         "calibration_fraction": check_fraction(number(args.calibration_fraction, "--calibration-fraction"),
                                                "--calibration-fraction"),
     }
-    try:  # the three blocks checked before any table is built, in the flags' names
-        block_sizes(params["pool_size"], clean_fraction=params["clean_fraction"],
-                    calibration_fraction=params["calibration_fraction"])
-    except ValueError as exc:
-        message = str(exc).replace("clean_fraction", "--clean-fraction").replace("calibration_fraction",
-                                                                                  "--calibration-fraction")
-        raise ValueError(message if message.startswith("--") else f"--pool-size: {message}") from None
+    # The three blocks, checked before any table is built.
+    block_sizes(params["pool_size"], clean_fraction=params["clean_fraction"],
+                calibration_fraction=params["calibration_fraction"],
+                names={key: "--" + key.replace("_", "-") for key in ("pool_size", "clean_fraction", "calibration_fraction")})
     pool_seed = integer(args.pool_seed, "--pool-seed")
     if pool_seed < 0:
         raise ValueError(f"--pool-seed must be >= 0, got {pool_seed}")

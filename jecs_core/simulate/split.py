@@ -32,7 +32,7 @@ carried through untouched.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -75,25 +75,38 @@ def model_names(models) -> list[str]:
 
 
 def block_sizes(pool_size: int, *, clean_fraction: float = DEFAULT_CLEAN_FRACTION,
-                calibration_fraction: float = DEFAULT_CALIBRATION_FRACTION) -> tuple[int, int, int]:
+                calibration_fraction: float = DEFAULT_CALIBRATION_FRACTION,
+                names: Mapping[str, str] | None = None) -> tuple[int, int, int]:
     """Sizes ``(clean, calibration, remainder)`` of the three blocks (rounded down).
+
+    ``names`` spells the arguments in the messages as the caller's user knows them (a
+    command's flags, say ``{"pool_size": "--n-pool"}``); unnamed ones keep their own names.
 
     Raises
     ------
     ValueError
         If a fraction is outside [0, 1], they sum above 1, or the calibration or
         test part (clean + remainder) would be empty.
+
+    Example
+    -------
+    >>> block_sizes(100, clean_fraction=0.3, calibration_fraction=0.2)
+    (30, 20, 50)
     """
-    a = _fraction(clean_fraction, "clean_fraction")
-    b = _fraction(calibration_fraction, "calibration_fraction")
+    name = {"pool_size": "pool_size", "clean_fraction": "clean_fraction",
+            "calibration_fraction": "calibration_fraction", **(names or {})}
+    a = _fraction(clean_fraction, name["clean_fraction"])
+    b = _fraction(calibration_fraction, name["calibration_fraction"])
     if a + b > 1.0 + _FLOOR_SLACK:
-        raise ValueError(f"clean_fraction + calibration_fraction must be <= 1, got {a} + {b}")
+        raise ValueError(f"{name['clean_fraction']} + {name['calibration_fraction']} must be <= 1, got {a} + {b}")
     n_clean, n_cal = _floor(a * pool_size), _floor(b * pool_size)
     n_rem = pool_size - n_clean - n_cal
     if n_cal < 1:
-        raise ValueError(f"calibration_fraction={b} leaves no calibration items in a pool of {pool_size}")
+        raise ValueError(f"{name['calibration_fraction']} {b} leaves no calibration items in a pool of "
+                         f"{name['pool_size']} {pool_size}")
     if n_clean + n_rem < 1:
-        raise ValueError(f"the split leaves no test items in a pool of {pool_size}")
+        raise ValueError(f"{name['clean_fraction']} {a} and {name['calibration_fraction']} {b} leave no test items "
+                         f"in a pool of {name['pool_size']} {pool_size}")
     return n_clean, n_cal, n_rem
 
 

@@ -45,8 +45,9 @@ def _args(*argv):
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["--b", "0"], "--n-pool 800, --a 0.3, --b 0.0: --b 0.0 leaves no calibration items in a pool of 800"),
-    (["--n-pool", "1"], "--n-pool 1, --a 0.3, --b 0.3: --b 0.3 leaves no calibration items in a pool of 1"),
+    (["--b", "0"], "--b 0.0 leaves no calibration items in a pool of --n-pool 800"),
+    (["--n-pool", "1"], "--b 0.3 leaves no calibration items in a pool of --n-pool 1"),
+    (["--a", "0.9", "--b", "0.2"], "--a + --b must be below 1, got 0.9 + 0.2"),
 ])
 def test_a_split_with_an_empty_block_names_the_flags(argv, message):
     with pytest.raises(ValueError) as caught:

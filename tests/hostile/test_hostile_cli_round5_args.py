@@ -39,6 +39,8 @@ def _run(capsys, *argv):
     (["sweep", "rho", "--correlation", "2"], "--correlation must be in [0, 1], got 2.0"),
     (["sweep", "rho", "--clean-fraction", "0.8", "--calibration-fraction", "0.8"],
      "--clean-fraction + --calibration-fraction must be <= 1, got 0.8 + 0.8"),
+    (["sweep", "rho", "--pool-size", "3", "--calibration-fraction", "0.2"],
+     "--calibration-fraction 0.2 leaves no calibration items in a pool of --pool-size 3"),
     (["evaluate", SAMPLE, "--draw-fraction", "1.5"], "--draw-fraction must be in (0, 1], got 1.5"),
     (["evaluate", SAMPLE, "--draw-fraction", "0.5,0.6"], "--draw-fraction: expected one number, got '0.5,0.6'"),
 ])
