@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import torch  # noqa: E402
 
+from .gguf_bar import following_transformers_switch  # noqa: E402
 from .settings import DTYPE_CHOICES  # noqa: E402
 from .sources import ModelLoadError, ModelSource  # noqa: E402
 
@@ -211,7 +213,8 @@ def load_model(
     try:
         # device_map puts the weights straight on the device, so a GPU run does not
         # need a second full copy of the model in host memory.
-        model = AutoModelForCausalLM.from_pretrained(source.directory, dtype=torch_dtype, device_map=dev, **kwargs)
+        with following_transformers_switch() if source.gguf_file else contextlib.nullcontext():
+            model = AutoModelForCausalLM.from_pretrained(source.directory, dtype=torch_dtype, device_map=dev, **kwargs)
     except Exception as exc:  # noqa: BLE001
         if "weights_only" in str(exc):  # torch's advice to load without weights_only is not one jecs takes
             raise ModelLoadError(f"{source.display}: the pickled weights hold objects beyond plain tensors, which jecs "

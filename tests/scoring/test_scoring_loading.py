@@ -141,3 +141,22 @@ def test_cli_prints_the_loader_error_in_one_line_and_exits_2(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and err.startswith("error: ") and "pytorch_model.bin" in err and "refused" in err
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_a_gguf_load_draws_its_conversion_bar_only_while_transformers_bars_are_on(tmp_path, capsys):
+    pytest.importorskip("gguf")
+    from transformers.utils import logging as hf_logging
+
+    from scoring.testing import save_tiny_gguf
+
+    path = save_tiny_gguf(tmp_path / "tiny.gguf")
+    was_on = hf_logging.is_progress_bar_enabled()
+    try:
+        hf_logging.disable_progress_bar()  # as jecs score does: its own bar, or none with --no-progress
+        load_model(model_source(path), device="cpu")
+        assert "GGUF tensors" not in capsys.readouterr().err
+        hf_logging.enable_progress_bar()
+        load_model(model_source(path), device="cpu")
+        assert "GGUF tensors" in capsys.readouterr().err  # the loader's own bar, untouched when bars are on
+    finally:
+        (hf_logging.enable_progress_bar if was_on else hf_logging.disable_progress_bar)()
