@@ -75,12 +75,24 @@ def items_page(table: ScoreTable, comparison: Comparison, method: str, *, which:
         own[stat.name] = stat.values[shown]
     own.update({f"p_{model}": comparison.pvalues[shown, k] for k, model in enumerate(table.models)})
     frame = pd.DataFrame({"item_id": np.asarray(table.test_ids)[shown].astype(str)})
-    for col in text_columns(table):  # a carried column named like one of the page's own keeps its cells, marked
-        name = f"{col} (from the file)" if col in own or col in PAGE_NAMES else col
+    carried = text_columns(table)
+    taken = {*own, *PAGE_NAMES, *carried}
+    for col in carried:  # a carried column named like one of the page's own keeps its cells, marked
+        name = _marked(col, taken) if col in own or col in PAGE_NAMES else col
+        taken.add(name)
         frame[name] = table.test_extra[col].to_numpy()[shown]
     for name, values in own.items():
         frame[name] = values
     return ItemsPage(frame=frame, total=int(len(rows)), page=page, pages=pages)
+
+
+def _marked(col: str, taken: set) -> str:
+    """``col (from the file)``, numbered when the file carries that name too."""
+    name, number = f"{col} (from the file)", 1
+    while name in taken:
+        number += 1
+        name = f"{col} (from the file, {number})"
+    return name
 
 
 def grid_table(fit: JECSFit) -> pd.DataFrame:

@@ -104,6 +104,21 @@ def test_a_carried_column_named_like_a_page_column_keeps_its_cells():
     assert shown["transformed value p̃"].dtype.kind == "f" and tables.IN_SET not in shown.columns
 
 
+
+def test_a_carried_column_already_named_like_the_mark_keeps_its_name_and_the_marked_one_is_numbered():
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"item_id": [f"i{i}" for i in range(30)], "split": ["calibration"] * 10 + ["test"] * 20,
+                          "score_m1": rng.normal(size=30)})
+    frame["kept"] = "theirs"
+    frame["kept (from the file)"] = "literal"
+    table = jecs_core.table_from_frame(frame)
+    comparison = jecs_core.compare_methods(table, alpha=0.5)
+    shown = tables.items_page(table, comparison, "jecs", which="all", page_size=20).frame
+    assert shown["kept (from the file)"].eq("literal").all()
+    assert shown["kept (from the file, 2)"].eq("theirs").all()
+    assert shown["kept"].tolist() == comparison.selected("jecs").tolist()
+    assert shown.columns.is_unique
+
 def test_an_id_whose_spaces_matter_is_found_as_typed():
     rng = np.random.default_rng(1)
     ids = ["m1", "m1 ", " x ", "x\ny", "x"]
