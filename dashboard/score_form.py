@@ -86,6 +86,8 @@ def _run(settings: OperatorSettings) -> None:
     state.activate(table, key, f"{source} scored with {len(models)} model(s)", "scoring")
     s[LAST_REPORT] = output.report.summary()
     s[LAST_WIDE] = output.wide
+    for note in output.report.notes:  # names a model path the operator allowed; drawn as text
+        st.warning(escape(note), icon=":material/warning:")
     if dropped:
         st.warning(f"{len(dropped)} text(s) had nothing to score (NaN) and were left out:")
         st.text(", ".join(dropped[:10]) + (" …" if len(dropped) > 10 else ""))

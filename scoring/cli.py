@@ -257,6 +257,8 @@ def handle_score(args: argparse.Namespace) -> int:
     for warning in caught:
         if issubclass(warning.category, CacheWarning):
             print(f"warning: {warning.message}", file=sys.stderr)
+    for note in output.report.notes:
+        print(f"warning: {note}", file=sys.stderr)
     _write_table(output.wide, args.out)
     if args.all_scores is not None:
         _write_table(output.long, args.all_scores)

@@ -14,6 +14,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import torch  # noqa: E402
 
+from .architecture import check_architecture  # noqa: E402
 from .gguf_bar import following_transformers_switch  # noqa: E402
 from .settings import DTYPE_CHOICES  # noqa: E402
 from .sources import ModelLoadError, ModelSource  # noqa: E402
@@ -222,29 +223,6 @@ def load_model(
         raise ModelLoadError(f"{source.display}: the model could not be loaded ({_one_line(exc)})") from None
     model.eval()
     return LoadedModel(model=model, tokenizer=tokenizer, device=dev, dtype=torch_dtype, source=source)
-
-
-def check_architecture(source: ModelSource) -> None:
-    """A model directory's ``model_type`` is one transformers implements: any other needs the checkpoint's own
-    code (``auto_map``), which is never run (``trust_remote_code=False``)."""
-    if source.gguf_file:
-        return
-    import json
-
-    import transformers
-    from transformers import CONFIG_MAPPING
-
-    config = source.directory / "config.json"
-    try:
-        fields = json.loads(config.read_text(encoding="utf-8"))
-        kind = fields.get("model_type")
-    except (OSError, ValueError, AttributeError, RecursionError) as exc:
-        raise ModelLoadError(f"{config}: not a readable model config ({_one_line(exc)})") from None
-    if kind is not None and kind not in CONFIG_MAPPING:  # without one, transformers reads the type from the name
-        why = ("it names code shipped with the checkpoint (auto_map), which jecs never runs (trust_remote_code=False)"
-               if "auto_map" in fields else "a newer transformers may implement it")
-        raise ModelLoadError(f"{config}: model_type {kind!r} is not an architecture transformers "
-                             f"{transformers.__version__} implements; {why}")
 
 
 _TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "tokenizer_config.json", "vocab.json", "vocab.txt",

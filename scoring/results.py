@@ -53,11 +53,12 @@ class ModelReport:
 
 @dataclass(frozen=True)
 class ScoringReport:
-    """Settings of the run and one :class:`ModelReport` per model."""
+    """Settings of the run, one :class:`ModelReport` per model, and lines a person should read (``notes``)."""
 
     settings: ScoreSettings
     token_budget: int
     models: tuple[ModelReport, ...]
+    notes: tuple[str, ...] = ()
 
     @property
     def nan_item_ids(self) -> tuple:

@@ -208,11 +208,7 @@ def run_scoring(
     table = validate_texts(texts)
     runner = _engine(engine, engine_options)
     ref_source = None if reference is None else _as_source(reference)
-    from .loading import check_weights
-
-    # Every model's files are checked before any work, so a bad 16th model fails now, not after hours.
-    for source in [*sources.values(), *([ref_source] if ref_source else [])]:
-        check_weights(source, allow_pickle=allow_pickle)
+    notes = _checked_before_work([*sources.values(), *([ref_source] if ref_source else [])], allow_pickle)
 
     digests = [text_digest(t) for t in table["text"]]
     texts_by_digest = dict(zip(digests, table["text"]))
@@ -241,7 +237,18 @@ def run_scoring(
         aligned = result.rows.loc[digests]
         per_model[name] = aligned[list(names)].to_numpy(dtype=float)
         reports.append(_report(name, source, table, result, aligned, per_model[name], started))
-    return assemble_output(table, per_model, score, ScoringReport(settings, token_budget, tuple(reports)), names)
+    return assemble_output(table, per_model, score, ScoringReport(settings, token_budget, tuple(reports), notes), names)
+
+
+def _checked_before_work(sources: list[ModelSource], allow_pickle: bool) -> tuple[str, ...]:
+    """Every model's files and architecture, checked so a bad 16th model fails now, not after hours; the notes."""
+    from .architecture import check_architecture, shipped_code_note
+    from .loading import check_weights
+
+    for source in sources:
+        check_weights(source, allow_pickle=allow_pickle)
+        check_architecture(source)
+    return tuple(note for note in map(shipped_code_note, sources) if note)
 
 
 def _as_source(reference) -> ModelSource:

@@ -1,5 +1,7 @@
 """Model loading refuses pickles by default and reports every failure as one line naming the file."""
 
+import pathlib
+
 import pandas as pd
 import pytest
 
@@ -160,3 +162,46 @@ def test_a_gguf_load_draws_its_conversion_bar_only_while_transformers_bars_are_o
         assert "GGUF tensors" in capsys.readouterr().err  # the loader's own bar, untouched when bars are on
     finally:
         (hf_logging.enable_progress_bar if was_on else hf_logging.disable_progress_bar)()
+
+
+def _with_config(directory, **fields):
+    import json
+
+    config = json.loads((directory / "config.json").read_text())
+    config.update(fields)
+    (directory / "config.json").write_text(json.dumps(config))
+    return directory
+
+
+def test_shipped_code_beside_a_known_architecture_is_never_run_and_the_run_says_what_was_loaded(tmp_path, capsys):
+    plain = save_tiny_model(tmp_path / "plain", "llama", seed=7)
+    shipped = _with_config(save_tiny_model(tmp_path / "shipped", "llama", seed=7),
+                           auto_map={"AutoModelForCausalLM": "custom.Model"})
+    (shipped / "custom.py").write_text("open('RAN', 'w').write('x')\n")
+    texts = tmp_path / "t.csv"
+    pd.DataFrame({"item_id": ["a", "b"], "split": ["calibration", "test"], "text": ["w1 w2 w3", "w4 w5"]}).to_csv(
+        texts, index=False)
+    argv = ["score", "--texts", str(texts), "--model", f"plain={plain}", "--model", f"shipped={shipped}",
+            "--out", str(tmp_path / "o.csv"), "--no-cache", "--no-progress"]
+    capsys.readouterr()
+    assert score_main(argv) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 1 and str(shipped) in warnings[0] and "auto_map" in warnings[0]
+    assert "transformers' own 'llama' architecture" in warnings[0]
+    out = pd.read_csv(tmp_path / "o.csv")
+    pd.testing.assert_series_equal(out["score_plain"], out["score_shipped"], check_names=False)  # the same class ran
+    assert not (tmp_path / "RAN").exists() and not pathlib.Path("RAN").exists()
+
+
+def test_an_unknown_architecture_of_a_later_model_is_refused_before_any_model_runs(tmp_path, capsys, monkeypatch):
+    import scoring.runner as runner
+
+    good = save_tiny_model(tmp_path / "good", "llama", seed=8)
+    newer = _with_config(save_tiny_model(tmp_path / "newer", "llama", seed=8), model_type="llama99")
+    texts = tmp_path / "t.csv"
+    pd.DataFrame({"item_id": ["a"], "split": ["test"], "text": ["w1 w2"]}).to_csv(texts, index=False)
+    monkeypatch.setattr(runner, "score_model_local", lambda *a, **k: pytest.fail("a model ran before the check"))
+    argv = ["score", "--texts", str(texts), "--model", f"good={good}", "--model", f"newer={newer}",
+            "--out", str(tmp_path / "o.csv"), "--no-cache", "--no-progress"]
+    assert score_main(argv) == 2
+    assert "model_type 'llama99' is not an architecture transformers" in capsys.readouterr().err
