@@ -183,25 +183,14 @@ def selection_warnings(table: ScoreTable, comparison: Comparison, *, duplicates=
     out: list[tuple[str | None, str]] = []
     n, m, alpha = table.n, table.m, comparison.alpha
     smallest = smallest_pvalue(m)
-    from jecs_core.checks import ClusterResult, find_duplicates, role_lookalikes, score_direction
+    from jecs_core.checks import ClusterResult, data_warnings, find_duplicates, score_direction
 
     direction = score_direction(table)
-    if direction.likely_reversed:
-        aucs = ", ".join(f"{name} {auc:.2f}" for name, auc in zip(direction.models, direction.auc)
-                         if name in direction.reversed_models)
-        fix = ('The table was uploaded with "Lower scores = member" ticked: if larger scores mean member, untick it on '
-               "the Data page and upload the file again." if table.flipped else
-               'If lower scores mean member, tick "Lower scores = member" on the Data page and upload the file again '
-               "(the CLI: --lower-is-member).")
-        out.append((None, f"The scores may run the other way ({'larger' if table.flipped else 'lower'} = member): the "
-                          f"test items score above the calibration members for {len(direction.reversed_models)} of "
-                          f"{len(direction.models)} model(s) (share of pairs with the test item higher: {aucs}; 1/2 or "
-                          f"below is expected), so the max-p values pile up near 1 and the rules select little or "
-                          f"nothing. {fix}"))
     if duplicates is None:
         duplicates = find_duplicates(table, near_max=NEAR_MAX_TEXTS_PAGE)
     clustered = any(isinstance(result, ClusterResult) for result in comparison.results.values())
-    for line in [*duplicates.warnings(clustered=clustered), *role_lookalikes(table)]:
+    # The CLI's lines (one wording for both): reversed scores, split scales, one-value columns, copies, names.
+    for line in data_warnings(table, direction=direction, duplicates=duplicates, clustered=clustered):
         text = line.split(": ", 1)[1]  # the page shows warnings in a box: no "warning:" prefix
         out.append((None, text[:1].upper() + text[1:]))
     if smallest > alpha:

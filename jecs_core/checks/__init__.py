@@ -1,6 +1,8 @@
 """Label-free checks for the mistakes real audits make: scores that run the other way, duplicated items.
 
-* :func:`score_direction` compares each model's test scores with its calibration members' scores.
+* :func:`score_direction` compares each model's test scores with its calibration members' scores
+  (their direction, their scales, one-value columns).
+* :func:`calibration_copies` finds test items that repeat a calibration item.
 * :func:`find_duplicates` counts identical score rows, identical texts and near-duplicate texts,
   and groups test items into clusters of copies.
 * :func:`cluster_pvalues` / :func:`expand_clusters` give one hypothesis per cluster (the whole
@@ -13,6 +15,7 @@ from __future__ import annotations
 import unicodedata
 
 from .._roles import ROLE_PREFIXES, SCORE_PREFIX, role_lookalike
+from .across import CalibrationCopies, calibration_copies
 from .cluster import ClusterResult, cluster_comparison, cluster_pvalues, expand_clusters
 from .direction import DirectionCheck, score_direction
 from .duplicates import DuplicateReport, find_duplicates
@@ -20,13 +23,16 @@ from .duplicates import DuplicateReport, find_duplicates
 
 def data_warnings(table, *, direction: DirectionCheck | None = None, duplicates: DuplicateReport | None = None,
                   near: bool = True, clustered: bool = False) -> list[str]:
-    """One-line warnings about the table itself: reversed scores and duplicated items (empty when clean).
+    """One-line warnings about the table itself (empty when clean): reversed scores, test and calibration
+    scores on different scales, one-value columns, test items repeating a calibration item, duplicated items,
+    look-alike column and model names.
 
     ``clustered``: the selection keeps or drops each cluster of duplicates as one item.
     """
     direction = score_direction(table) if direction is None else direction
     duplicates = find_duplicates(table, near=near) if duplicates is None else duplicates
-    return [*direction.warnings(), *duplicates.warnings(clustered=clustered), *role_lookalikes(table)]
+    return [*direction.warnings(), *calibration_copies(table).warnings(), *duplicates.warnings(clustered=clustered),
+            *role_lookalikes(table)]
 
 
 def role_lookalikes(table) -> list[str]:
@@ -70,5 +76,5 @@ def look_alike_models(models) -> list[str]:
     return found
 
 
-__all__ = ["ClusterResult", "DirectionCheck", "cluster_comparison", "DuplicateReport", "cluster_pvalues", "data_warnings", "expand_clusters",
+__all__ = ["CalibrationCopies", "calibration_copies", "ClusterResult", "DirectionCheck", "cluster_comparison", "DuplicateReport", "cluster_pvalues", "data_warnings", "expand_clusters",
            "find_duplicates", "look_alike_models", "printed_form", "role_lookalikes", "score_direction"]

@@ -6,6 +6,9 @@ member scores like a calibration member and a non-member scores lower, so the sh
 about 1/2. A share well above 1/2 means the test items score *above* the members: the usual cause
 is a score where lower means member (a loss, a perplexity) read without ``--lower-is-member``;
 the max-p values then pile up near 1 and every rule selects little or nothing.
+
+The same comparison runs the checks of :mod:`jecs_core.checks.splits` (splits that are not
+comparable, one-value columns), which share its sorted calibration scores.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import numpy as np
 from .._blocks import row_blocks
 from .._rank import count_at_most
 from .duplicates import row_labels
+from .splits import SplitCheck, compare_splits
 
 # Calibration sizes from which the bucket table beats two binary searches per test score.
 _BUCKETS_FROM = 1024
@@ -92,25 +96,51 @@ class DirectionCheck:
     reversed_models: tuple[str, ...]
     share_pmax_high: float
     flipped: bool = False  # the table was read with lower = member: the advice is then to undo that
+    splits: SplitCheck | None = None  # whether the splits are comparable (jecs_core.checks.splits)
 
     @property
     def likely_reversed(self) -> bool:
         return bool(self.reversed_models)
 
     def warnings(self) -> list[str]:
+        """One line per finding: reversed scores, then the splits' checks (:class:`SplitCheck`)."""
+        splits = [] if self.splits is None else self.splits.warnings(reversed_models=self.reversed_models)
+        return [*self._reversed_lines(), *splits]
+
+    def _reversed_lines(self) -> list[str]:
         if not self.reversed_models:
             return []
         aucs = ", ".join(f"{m} {a:.2f}" for m, a in zip(self.models, self.auc) if m in self.reversed_models)
         other = "larger" if self.flipped else "lower"
+        rescaled = [] if self.splits is None else [m for m in self.reversed_models if m in self.splits.rescaled_models]
+        some = len(self.reversed_models) < len(self.models)
+        columns = ", ".join(repr(f"score_{m}") for m in self.reversed_models)
+        if rescaled:
+            advice = (f"but the two splits' scores of {', '.join(rescaled)} also differ in spread "
+                      f"({self.splits.spread_text(rescaled)}), which alone can put the test items above the members: if "
+                      "one split was scored by another model, score or run, or rescaled, fix that instead of the "
+                      "direction")
+        elif self.flipped and some:
+            others = ", ".join(repr(f"score_{m}") for m in self.models if m not in self.reversed_models)
+            advice = (f"{UNDO_ADVICE}; if lower scores mean member for the other models only, leave that option out and "
+                      f"negate {others} in the file instead")
+        elif self.flipped:
+            advice = UNDO_ADVICE
+        elif some:
+            advice = (f"if lower scores mean member for {', '.join(self.reversed_models)} only, negate {columns} in "
+                      f"the file (--lower-is-member turns every model); if for every model, {SWITCH_ADVICE}")
+        else:
+            advice = f"if lower scores mean member, {SWITCH_ADVICE}"
         return [f"warning: scores may run the other way ({other} = member) for {len(self.reversed_models)} of "
                 f"{len(self.models)} model(s): test items score above the calibration members (share of pairs "
                 f"with the test item higher: {aucs}; 1/2 or below is expected), and {self.share_pmax_high:.0%} of "
                 f"test items score above the calibration median under every model (every p-value above 1/2); "
-                + (UNDO_ADVICE if self.flipped else f"if lower scores mean member, {SWITCH_ADVICE}")]
+                + advice]
 
     def to_dict(self) -> dict:
         return {"auc": dict(zip(self.models, self.auc)), "reversed_models": list(self.reversed_models),
-                "share_pmax_high": self.share_pmax_high}
+                "share_pmax_high": self.share_pmax_high,
+                **({} if self.splits is None else {"splits": self.splits.to_dict()})}
 
 
 def score_direction(table, *, pvalues: np.ndarray | None = None) -> DirectionCheck:
@@ -160,4 +190,4 @@ def score_direction(table, *, pvalues: np.ndarray | None = None) -> DirectionChe
     medians = ordered[:, (width - 1) // 2] / 2 + ordered[:, width // 2] / 2
     high = float(np.mean((table.test > medians).all(axis=1))) if n else 0.0
     return DirectionCheck(models=tuple(table.models), auc=aucs, reversed_models=flagged, share_pmax_high=high,
-                          flipped=bool(table.flipped))
+                          flipped=bool(table.flipped), splits=compare_splits(table, ordered))

@@ -95,6 +95,18 @@ def _groups(labels: np.ndarray) -> tuple[int, int, np.ndarray, np.ndarray]:
     return int((counts > 1).sum()), int(inside.sum()), order[:-1][same], order[1:][same]
 
 
+def row_hashes(values: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each row: equal rows (``==``, so -0.0 and 0.0 alike) hash alike, in any table."""
+    hashed = np.zeros(values.shape[0], dtype=np.uint64)
+    # A block of rows at a time, a column at a time: the buffers stay small beside the table's scores.
+    for rows in row_blocks(values.shape[0]):
+        block, into = values[rows], hashed[rows]
+        for k in range(values.shape[1]):  # + 0.0 turns -0.0 into 0.0: equal values hash alike
+            into *= np.uint64(0x100000001B3)
+            into ^= pd.util.hash_array(block[:, k] + 0.0)
+    return hashed
+
+
 def row_labels(values: np.ndarray) -> np.ndarray:
     """One label per row, equal exactly for equal rows (``==``, so -0.0 ties 0.0, as ``np.unique`` ties them).
 
@@ -105,13 +117,7 @@ def row_labels(values: np.ndarray) -> np.ndarray:
     n = values.shape[0]
     if n == 0:
         return np.empty(0, int)
-    # A block of rows at a time, a column at a time: the buffers stay small beside the table's scores.
-    hashed = np.zeros(n, dtype=np.uint64)
-    for rows in row_blocks(n):
-        block, into = values[rows], hashed[rows]
-        for k in range(values.shape[1]):  # + 0.0 turns -0.0 into 0.0: equal values hash alike
-            into *= np.uint64(0x100000001B3)
-            into ^= pd.util.hash_array(block[:, k] + 0.0)
+    hashed = row_hashes(values)
     ordered = np.sort(hashed)
     if (ordered[1:] != ordered[:-1]).all():  # no two rows share a hash, so no two rows are equal
         return np.arange(n)  # the labels factorize gives distinct values: their order of appearance

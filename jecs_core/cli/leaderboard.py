@@ -182,6 +182,7 @@ def _hint_scores_after_results(parser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # pandas-heavy: imported when the command runs, so `jecs leaderboard --help` stays quick.
+    from ..checks import data_warnings
     from ..data import load_scores
     from ..io import check_output_path, write_table
     from ..leaderboard import by_rank, leaderboard, load_results
@@ -200,7 +201,11 @@ def run(args: argparse.Namespace) -> int:
                         **rule_options(args, table), covariates=args.covariates,
                         shift_method=args.shift_method, seed=args.seed)
     print(format_leaderboard(board, scores=args.scores, results=" ".join(args.results)))
-    for line in board.warnings:  # one line each, on stderr so the table stays parseable
+    # One line each, on stderr so the table stays parseable: the table's own checks (as jecs select runs
+    # them: reversed scores, split scales, copies), then the ranking's.
+    for line in [*table.warnings(args.alpha), *data_warnings(table)]:
+        print(f"jecs leaderboard: {line}", file=sys.stderr)
+    for line in board.warnings:
         print(f"jecs leaderboard: warning: {line}", file=sys.stderr)
     safe = not args.raw_cells
     if args.out:

@@ -1,0 +1,173 @@
+"""Whether a table's test and calibration scores can be compared at all, model by model.
+
+Conformal p-values compare each test score with the calibration members' scores directly, so the
+two splits must come from the same model, score and run. Two signs that they do not, neither of
+which needs labels:
+
+* **Test items above every calibration member.** A test member scores like a calibration member,
+  so it lands above all m of them with chance 1/(m+1); a non-member scores lower. A share many
+  times 1/(m+1) (``ABOVE_FACTOR``) means the splits are not alike: another run or score, a
+  rescaled split, or scores that run the other way. Those items get p-value 1 and are never
+  selected. (How far above 1/(m+1) chance can take it: the calibration maximum is itself random,
+  and the share exceeds c/(m+1) with chance about e^-c when every test item is a member.)
+* **One value over a whole split** (missing scores filled in with 0, say): the model gives every
+  test item one p-value and the selection cannot reflect what it saw.
+
+The ratio of the splits' spreads (interquartile ranges) is reported beside them as a hint: a split
+rescaled to percent differs 100x. It is not a warning on its own: a mix of non-members and tightly
+scored members can differ 10x or more in an honest table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+ABOVE_FACTOR = 20.0
+ABOVE_MIN_ITEMS = 10
+SCALE_RATIO = 10.0  # spreads that differ more than this many times (either way) are named in the hints
+_SPREAD_ROWS = 100_000  # test rows the quartiles are taken from (evenly spaced): within a few per cent
+
+
+@dataclass(frozen=True)
+class SplitCheck:
+    """Per model: the splits' spread ratio, the share of test items above every calibration member, one-value splits.
+
+    Attributes
+    ----------
+    models : tuple of str
+    spread_ratio : tuple of float or None
+        Test scores' interquartile range over the calibration scores' (None when either is 0).
+    above_all : tuple of float
+        Share of test items scoring above every calibration member.
+    m : int
+        Calibration rows (1/(m+1) is the share a test member has).
+    unlike_models : tuple of str
+        Models whose ``above_all`` is at least ``ABOVE_FACTOR``/(m+1) and ``ABOVE_MIN_ITEMS`` items.
+    constant : tuple of (str, str, float or None, float or None)
+        ``(model, split, test value, calibration value)`` for a model whose scores are one value over
+        the test split, the calibration split, or ``"both"`` (None for a split that varies).
+    """
+
+    models: tuple[str, ...]
+    spread_ratio: tuple[float | None, ...]
+    above_all: tuple[float, ...]
+    m: int
+    unlike_models: tuple[str, ...] = ()
+    constant: tuple[tuple[str, str, float | None, float | None], ...] = ()
+
+    @property
+    def rescaled_models(self) -> tuple[str, ...]:
+        return tuple(model for model, r in zip(self.models, self.spread_ratio)
+                     if r is not None and (r > SCALE_RATIO or r < 1 / SCALE_RATIO))
+
+    def spread_text(self, models) -> str:
+        """``"m0 231x, m1 0.01x"``: how many times the test scores' spread is the calibration scores'."""
+        return ", ".join(f"{m} {r:.3g}x" for m, r in zip(self.models, self.spread_ratio) if m in models)
+
+    def warnings(self, *, reversed_models=()) -> list[str]:
+        """One line per finding; models already named as reversed are not named again for lying above."""
+        return [*self._unlike_lines(reversed_models), *self._constant_lines()]
+
+    def _unlike_lines(self, reversed_models) -> list[str]:
+        named = [m for m in self.unlike_models if m not in reversed_models]
+        if not named:
+            return []
+        shares = ", ".join(f"{m} {s:.1%}" for m, s in zip(self.models, self.above_all) if m in named)
+        rescaled = [m for m in named if m in self.rescaled_models]
+        hint = (f"; their spreads differ too (test over calibration: {self.spread_text(rescaled)}), as a rescaled "
+                "split's would" if rescaled else "")
+        return [f"warning: test items score above every calibration member for {len(named)} of {len(self.models)} "
+                f"model(s) ({shares}; a test member does so with chance 1/(m+1) = {1 / (self.m + 1):.2%}, a "
+                f"non-member less often){hint}: were both splits scored by the same model, score and run, and do "
+                "larger scores mean member? Those items get p-value 1 and no rule selects them"]
+
+    def _constant_lines(self) -> list[str]:
+        found = []
+        for model, where, test_value, cal_value in self.constant:
+            column = repr(f"score_{model}")
+            if where == "both" and test_value == cal_value:
+                found.append(f"warning: model {model}: every score in {column} is {test_value!r}, so it cannot tell "
+                             "members from non-members and every max-p rule selects nothing; score its items or leave "
+                             "the model out")
+            elif where == "both":
+                found.append(f"warning: model {model}: every test score in {column} is {test_value!r} and every "
+                             f"calibration score {cal_value!r}, so it gives every test item one p-value and the "
+                             "selection cannot reflect what it saw; score its items or leave the model out")
+            else:
+                value, other = (test_value, "calibration") if where == "test" else (cal_value, "test")
+                found.append(f"warning: model {model}: every {where} score in {column} is {value!r} while its {other} "
+                             "scores vary (were missing scores filled in?); the model then gives every test item one "
+                             "p-value and the selection cannot reflect what it saw: score those items or leave the "
+                             "model out")
+        return found
+
+    def to_dict(self) -> dict:
+        return {"spread_ratio": dict(zip(self.models, self.spread_ratio)),
+                "above_all": dict(zip(self.models, self.above_all)), "unlike_models": list(self.unlike_models),
+                "constant": [{"model": m, "split": w, "test_value": t, "calibration_value": c}
+                             for m, w, t, c in self.constant]}
+
+
+def _spread_ratios(test: np.ndarray, ordered: np.ndarray) -> np.ndarray:
+    m = ordered.shape[1]
+    # Scores near the float limit (1e308) overflow the differences: those ratios are left out (nan), silently.
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        cal = ordered[:, (3 * (m - 1)) // 4] - ordered[:, (m - 1) // 4]  # quartiles of the sorted calibration rows
+        quartiles = np.quantile(test[:: max(1, test.shape[0] // _SPREAD_ROWS)], [0.25, 0.75], axis=0)
+        ratio = (quartiles[1] - quartiles[0]) / cal
+    return np.where(np.isfinite(ratio) & (ratio > 0), ratio, np.nan)
+
+
+def _constant(table, ordered: np.ndarray) -> tuple[tuple[str, str, float | None, float | None], ...]:
+    cal_one = ordered[:, 0] == ordered[:, -1] if table.m >= 2 else np.zeros(table.K, bool)
+    low = table.test.min(axis=0)
+    test_one = low == table.test.max(axis=0) if table.n >= 2 else np.zeros(table.K, bool)
+    names = {(True, True): "both", (True, False): "test", (False, True): "calibration"}
+    found = []
+    for k, model in enumerate(table.models):
+        where = names.get((bool(test_one[k]), bool(cal_one[k])))
+        if where is not None:
+            found.append((model, where, float(low[k]) if test_one[k] else None,
+                          float(ordered[k, 0]) if cal_one[k] else None))
+    return tuple(found)
+
+
+def compare_splits(table, ordered: np.ndarray | None = None) -> SplitCheck:
+    """Check whether ``table``'s test and calibration scores are comparable, model by model.
+
+    Parameters
+    ----------
+    table : ScoreTable
+    ordered : numpy.ndarray, shape (K, m), optional
+        Each model's calibration scores sorted, one row per model, when the caller has them.
+
+    Returns
+    -------
+    SplitCheck
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, jecs_core as jc
+    >>> rng = np.random.default_rng(0)
+    >>> scores = np.r_[rng.normal(3, 1, 100) / 100, rng.normal(0, 1, 200)]  # calibration rescaled by mistake
+    >>> frame = pd.DataFrame({"item_id": [f"i{j}" for j in range(300)], "split": ["calibration"] * 100 + ["test"] * 200,
+    ...                       "score_a": scores})
+    >>> check = compare_splits(jc.table_from_frame(frame))
+    >>> check.unlike_models, check.rescaled_models
+    (('a',), ('a',))
+    """
+    n, m, K = table.n, table.m, table.K
+    if not (n and m):
+        return SplitCheck(tuple(table.models), (None,) * K, (0.0,) * K, m)
+    if ordered is None:
+        ordered = np.sort(np.ascontiguousarray(table.calibration.T), axis=1)
+    above = (table.test > ordered[:, -1]).sum(axis=0)
+    constant = _constant(table, ordered)
+    one_value = {entry[0] for entry in constant}
+    unlike = tuple(model for model, count in zip(table.models, above)
+                   if model not in one_value and count >= ABOVE_MIN_ITEMS and count / n >= ABOVE_FACTOR / (m + 1))
+    ratios = _spread_ratios(table.test, ordered) if n >= 2 and m >= 2 else np.full(K, np.nan)
+    return SplitCheck(tuple(table.models), tuple(None if np.isnan(r) else float(r) for r in ratios),
+                      tuple(float(c / n) for c in above), m, unlike, constant)
