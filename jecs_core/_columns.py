@@ -8,6 +8,7 @@ first (the CLI does).
 from __future__ import annotations
 
 import numbers
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -94,6 +95,16 @@ def _element_kind(value) -> str | None:
     return "other"
 
 
+_DECIMAL_COMMA = re.compile(r"\s*[-+]?\d+,\d+\s*")
+
+
+def _comma_hint(value) -> str:
+    """Advice for ``0,1257``: a decimal comma, as a spreadsheet set to a comma locale writes numbers."""
+    if isinstance(value, str) and _DECIMAL_COMMA.fullmatch(value):
+        return f" (a decimal comma? write {value.strip().replace(',', '.')!r} with a point, as CSV numbers are)"
+    return ""
+
+
 def _mixed_problem(raw: pd.Series, column: str, where: Where, kind_word: str) -> str | None:
     kinds = np.array([_element_kind(v) for v in raw.to_numpy(dtype=object)], dtype=object)
     for kind in ("boolean", "complex", "other", "text"):
@@ -101,7 +112,8 @@ def _mixed_problem(raw: pd.Series, column: str, where: Where, kind_word: str) ->
         if bad.any():
             first = raw.to_numpy(dtype=object)[bad][0]
             if kind == "text":
-                return where.problem(column, f"non-numeric value {show(first)} at {where.rows(bad)}; {kind_word}s must be numbers")
+                return where.problem(column, f"non-numeric value {show(first)} at {where.rows(bad)}; {kind_word}s must be "
+                                             f"numbers{_comma_hint(first)}")
             what = _REFUSED_KINDS.get(kind, f"values of type {type(first).__name__}")
             return where.problem(column, f"{what} such as {show(first)} at {where.rows(bad)} are not {kind_word}s; write numbers")
     return None
@@ -150,7 +162,8 @@ def numeric_column(raw: pd.Series, column: str, where: Where, *, kind_word: str 
         text_cells = typed.isna().to_numpy() & raw.notna().to_numpy()
         if text_cells.any():
             first = raw[text_cells].iloc[0]
-            return None, where.problem(column, f"non-numeric value {show(first)} at {where.rows(text_cells)}; {kind_word}s must be numbers")
+            return None, where.problem(column, f"non-numeric value {show(first)} at {where.rows(text_cells)}; {kind_word}s must be "
+                                               f"numbers{_comma_hint(first)}")
     values = typed.to_numpy(dtype=float, na_value=np.nan)
     if pd.api.types.is_integer_dtype(typed.dtype):  # float64 holds every integer only up to 2^53
         big = np.abs(values) >= EXACT_INTEGERS

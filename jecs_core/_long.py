@@ -82,8 +82,13 @@ def _per_item(frame: pd.DataFrame, ids: pd.Series, models: pd.Series, where: Whe
     dup = pd.DataFrame({"i": ids, "m": models}).duplicated(keep=False).to_numpy()
     if dup.any():
         first = np.flatnonzero(dup)[0]
+        same = ((ids == ids.iloc[first]) & (models == models.iloc[first])).to_numpy()  # the rows of the named pair
+        pairs = list(dict.fromkeys(zip(ids[dup], models[dup])))[1:]  # the other repeated pairs, in order
+        named = ", ".join(f"({i!r}, {m!r})" for i, m in pairs[:3])
+        others = (f" (also repeated: {named}" + (f" and {len(pairs) - 3} more)" if len(pairs) > 3 else ")")
+                  if pairs else "")
         problems.append(where.problem("item_id'+'model", f"duplicate pair ({ids.iloc[first]!r}, {models.iloc[first]!r}) "
-                                                         f"at {where.rows(dup)}"))
+                                                         f"at {where.rows(same)}{others}"))
     carried = [c for c in frame.columns if c not in LONG_TABLE_COLUMNS and c != "member"]
     for column in ["split"] + carried:
         counts = frame[column].groupby(ids, sort=False).nunique(dropna=False)
@@ -124,8 +129,10 @@ def long_to_wide(frame: pd.DataFrame, where: Where) -> tuple[pd.DataFrame | None
     missing = np.argwhere(grid.isna().to_numpy())
     if len(missing):
         row, col = missing[0]
+        splits = frame.loc[first, "split"].astype(str).str.strip().str.lower().to_numpy()
         return None, where.origin, [f"{where.source}: long table has no row for item {item_order[row]!r} and model "
-                                    f"{model_order[col]!r}; every item needs one score per model"]
+                                    f"{model_order[col]!r}; every item needs one score per model"
+                                    + _missing_hint(grid.isna().to_numpy(), col, splits, model_order)]
     block = {SCORE_PREFIX + m: grid[m].to_numpy() for m in model_order}
     if labels is not None:
         label_grid = pd.DataFrame({"i": ids.to_numpy(), "m": models.to_numpy(), "s": labels}).pivot(
@@ -133,6 +140,22 @@ def long_to_wide(frame: pd.DataFrame, where: Where) -> tuple[pd.DataFrame | None
         block.update({MEMBER_PREFIX + m: label_grid[m].to_numpy() for m in model_order})
     wide = pd.concat([wide[["item_id", "split"]], pd.DataFrame(block), wide.drop(columns=["item_id", "split"])], axis=1)
     return wide, where.origin[np.flatnonzero(first)], []
+
+
+def _missing_hint(absent: np.ndarray, col: int, splits: np.ndarray, models: list[str]) -> str:
+    """Why a model lacks rows, where it shows: a name spelt two ways, or a whole split without the model."""
+    from .checks import printed_form
+
+    model = models[col]
+    alike = [m for m in models if m != model and printed_form(m) == printed_form(model)]
+    if alike:
+        return (f"; model {model!r} and {', '.join(map(repr, alike))} differ only in letter case, spaces or "
+                "invisible characters: if they are one model, spell its name one way in every row")
+    for split in ("calibration", "test"):
+        rows = splits == split
+        if rows.any() and absent[rows, col].all() and not absent[~rows, col].all():
+            return f"; model {model!r} has no {split} rows at all: score the {split} items with it too"
+    return ""
 
 
 def results_hint(names) -> str:
