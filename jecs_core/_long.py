@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ._columns import Where, empty_text, label_column, numeric_column
-from ._roles import MEMBER_PREFIX, RESERVED_MODELS, SCORE_PREFIX, display_breaker, is_long_header
+from ._roles import MEMBER_PREFIX, RESERVED_MODELS, SCORE_PREFIX, display_breaker, is_long_header, printed_form
 from .io import LONG_TABLE_COLUMNS
 
 
@@ -144,8 +144,6 @@ def long_to_wide(frame: pd.DataFrame, where: Where) -> tuple[pd.DataFrame | None
 
 def _missing_hint(absent: np.ndarray, col: int, splits: np.ndarray, models: list[str]) -> str:
     """Why a model lacks rows, where it shows: a name spelt two ways, or a whole split without the model."""
-    from .checks import printed_form
-
     model = models[col]
     alike = [m for m in models if m != model and printed_form(m) == printed_form(model)]
     if alike:

@@ -81,3 +81,9 @@ def read_as_written(names, layout: str = "auto") -> tuple:
     typed = {"split", "score", "member"} if long else {"split"}  # the long layout's own typed columns
     prefixes = (COVARIATE_PREFIX,) if long else (SCORE_PREFIX, MEMBER_PREFIX, COVARIATE_PREFIX)
     return tuple(name for name in names if name not in typed and not str(name).startswith(prefixes))
+
+
+def printed_form(name: str) -> str:
+    """What a reader sees of a name: compatibility forms, letter case, spaces and invisible characters folded."""
+    shown = "".join(ch for ch in unicodedata.normalize("NFKC", name) if unicodedata.category(ch) != "Cf")
+    return " ".join(shown.casefold().split())

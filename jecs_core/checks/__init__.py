@@ -12,9 +12,7 @@
 
 from __future__ import annotations
 
-import unicodedata
-
-from .._roles import ROLE_PREFIXES, SCORE_PREFIX, role_lookalike
+from .._roles import ROLE_PREFIXES, SCORE_PREFIX, printed_form, role_lookalike
 from .across import CalibrationCopies, calibration_copies
 from .cluster import ClusterResult, cluster_comparison, cluster_pvalues, expand_clusters
 from .direction import DirectionCheck, score_direction
@@ -52,12 +50,6 @@ def role_lookalikes(table) -> list[str]:
             found.append(f"warning: model {model!r} (column {SCORE_PREFIX + model!r}) has spaces at its ends; results "
                          f"and model names elsewhere must match it exactly: rename the column {SCORE_PREFIX + model.strip()!r}")
     return found + look_alike_models(table.models)
-
-
-def printed_form(name: str) -> str:
-    """What a reader sees of a name: compatibility forms, letter case, spaces and invisible characters folded."""
-    shown = "".join(ch for ch in unicodedata.normalize("NFKC", name) if unicodedata.category(ch) != "Cf")
-    return " ".join(shown.casefold().split())
 
 
 def look_alike_models(models) -> list[str]:
