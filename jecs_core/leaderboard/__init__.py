@@ -7,9 +7,9 @@ post-hoc range on the truly clean items, and the lm-eval round trip.
 from .board import LEADERBOARD_COLUMNS, Leaderboard, LeaderboardWarning, align_results, by_rank, leaderboard
 from .intervals import mean_interval, truly_clean_range, wilson_interval
 from .lmeval import lm_eval_samples, write_lm_eval_samples
-from .load import load_results, load_results_bytes
+from .load import combine_results, load_results, load_results_bytes
 from .pairwise import PAIRWISE_COLUMNS, holm, mcnemar_exact, pairwise_table, sign_flip
-from .results import DEFAULT_METRIC, ResultsTable, combine_results, results_from_frame
+from .results import DEFAULT_METRIC, ResultsTable, results_from_frame
 
 __all__ = [
     "DEFAULT_METRIC", "LEADERBOARD_COLUMNS", "PAIRWISE_COLUMNS", "Leaderboard", "LeaderboardWarning", "ResultsTable",

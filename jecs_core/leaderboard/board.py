@@ -15,6 +15,7 @@ from ..data import ScoreTable
 from ..envelope import DEFAULT_LAMBDA_GRID
 from ..posthoc import post_hoc_bound
 from ..rules import get_rule
+from .align import align_results, inflation_notes
 from .intervals import (
     binary_clean_range,
     inflation_interval,
@@ -24,7 +25,7 @@ from .intervals import (
     wilson_interval,
 )
 from .pairwise import pairwise_table
-from .results import ResultsTable
+from .results import ResultsTable, is_binary
 
 LEADERBOARD_COLUMNS = (
     "model", "n_all", "accuracy_all", "n_clean", "accuracy_clean", "ci_low", "ci_high",
@@ -54,7 +55,7 @@ class Leaderboard:
         The settings: target GCR, rule, post-hoc error level, interval level, pairwise FWER.
     metric : str
     binary : bool
-        0/1 results (Wilson, exact McNemar) or not (bootstrap, sign-flip).
+        0/1 results on the ranked items (Wilson, exact McNemar) or not (bootstrap, sign-flip).
     max_contaminated : int
         With probability at least ``1 - delta`` the clean subset holds at most this many
         contaminated items (the post-hoc bound); ``bound_low`` and ``bound_high`` follow from it.
@@ -90,83 +91,6 @@ def by_rank(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(["rank_clean", "rank_all"], kind="stable", na_position="last")
 
 
-def _refuse_no_test_results(table: ScoreTable, results: ResultsTable, models: list[str]) -> None:
-    """A model with no result on any test item cannot be ranked: most often the ids do not match."""
-    # The first id the first such model has a result for: in results read from several files another
-    # model's ids may match the table while this one's do not (0 against 000).
-    has = ~np.isnan(results.values[:, results.models.index(models[0])])
-    hint = (f"{models[0]}'s first result is for item id {str(results.item_ids[has][0])!r} and the table's first test "
-            f"item id is {str(table.test_ids[0])!r}" if has.any() else f"the results have no value for {models[0]}")
-    raise ValueError(f"results: no result for any of the {table.n} test items for model(s) {models} ({hint}); "
-                     "the results' item ids must be the score table's item_id values (for lm-eval logs, pick the "
-                     "field of each sample's doc that holds them)")
-
-
-def _another_metric(unknown: list[str], table: ScoreTable, results: ResultsTable) -> str:
-    """A hint when every unknown model is ``<word>_<model>`` of one word: a wide table's longer metric."""
-    parts = [u.partition("_") for u in unknown]
-    words = {word for word, _, model in parts}
-    if len(words) != 1 or not all(model in table.models for _, _, model in parts):
-        return ""
-    return f"; they look like the metric '{results.metric}_{words.pop()}' of the table's models: choose that metric"
-
-
-def align_results(table: ScoreTable, results: ResultsTable) -> tuple[np.ndarray, list[str]]:
-    """``results`` as an (n, K) matrix over the table's test items and models, and the mismatch lines.
-
-    A results model the table lacks, or a table model without results, is an error; results for
-    calibration items or for items the table does not have are counted and left out; test items a
-    model has no result for are counted per model.
-    """
-    unknown = [m for m in results.models if m not in table.models]
-    if unknown:
-        from ..checks import printed_form
-        alike = sorted(map(printed_form, results.models)) == sorted(map(printed_form, table.models))
-        raise ValueError(f"results: model(s) {unknown} are not in the score table (its models are {list(table.models)})"
-                         + ("; the names differ only in letter case, spaces, Unicode form or invisible characters" if alike
-                            else _another_metric(unknown, table, results)))
-    absent = [m for m in table.models if m not in results.models]
-    if absent:
-        raise ValueError(f"results: no results for model(s) {absent} of the score table ({results.source})"
-                         + "".join(f"; {note}" for note in results.notes))
-    notes = [*results.notes, *_stray_values_note(results)]
-    rows = pd.Index(table.test_ids.astype(str)).get_indexer(results.item_ids.astype(str))
-    outside = rows < 0
-    if outside.any():
-        calibration = np.isin(results.item_ids[outside].astype(str), table.calibration_ids.astype(str))
-        if calibration.any():
-            notes.append(f"{int(calibration.sum())} item(s) with results are calibration items; "
-                         "they are not part of the benchmark and are not ranked")
-        if (~calibration).any():
-            first = results.item_ids[outside][~calibration][0]
-            notes.append(f"{int((~calibration).sum())} item(s) with results are not in the score table "
-                         f"(first: {first!r}); they are not ranked")
-    columns = [results.models.index(m) for m in table.models]
-    matrix = np.full((table.n, table.K), np.nan)
-    matrix[rows[~outside]] = results.values[~outside][:, columns]
-    missing = np.isnan(matrix).sum(axis=0)
-    if table.n and (missing == table.n).any():
-        _refuse_no_test_results(table, results, [m for m, c in zip(table.models, missing) if c == table.n])
-    for name, count in zip(table.models, missing):
-        if count:
-            notes.append(f"model {name!r} has no result for {int(count)} of the {table.n} test items; "
-                         "its means are over the items it has")
-    return matrix, notes
-
-
-def _stray_values_note(results: ResultsTable) -> list[str]:
-    """A 0/1 metric with a few other values is most likely a slip: say so, rather than switch methods unnoticed."""
-    present = ~np.isnan(results.values)
-    stray = present & (results.values != 0) & (results.values != 1)
-    count = int(stray.sum())
-    if not count or count > 0.01 * present.sum():
-        return []
-    row, col = np.argwhere(stray)[0]
-    return [f"{results.metric!r} is 0/1 except {count} result(s) (first: {results.values[row, col]:g} for model "
-            f"{results.models[col]!r}, item {results.item_ids[row]!r}); it is treated as a graded metric (bootstrap "
-            "intervals, sign-flip tests): correct those cells if the metric is 0/1"]
-
-
 def _ranks(means: np.ndarray) -> pd.api.extensions.ExtensionArray:
     """Rank 1 = highest mean; ties share the best rank; a model without a mean has no rank (missing).
 
@@ -187,6 +111,9 @@ def _model_rows(values, selected, *, binary, confidence, max_contaminated, rng) 
     with np.errstate(invalid="ignore", divide="ignore"):
         acc_all, acc_clean = sum_all / n_all, sum_clean / n_clean
     n_rest, sum_rest = n_all - n_clean, sum_all - sum_clean
+    # With test items left out of the clean subset, a model without a result on any of them (a re-run of the
+    # clean items only) has nothing to compare its clean mean with: its inflation is unknown, not 0.
+    unknown = (n_rest == 0) & (~selected).any()
     K = values.shape[1]
     ci, infl, bound = np.full((K, 2), np.nan), np.full((K, 2), np.nan), np.full((K, 2), np.nan)
     for k in range(K):
@@ -194,7 +121,7 @@ def _model_rows(values, selected, *, binary, confidence, max_contaminated, rng) 
             ci[k] = np.asarray(wilson_interval(sum_clean[k], n_clean[k], confidence=confidence), dtype=float)
             bound[k] = binary_clean_range(int(sum_clean[k]), int(n_clean[k]), max_contaminated)
             if n_rest[k] == 0 and n_clean[k]:
-                infl[k] = 0.0
+                infl[k] = 0.0  # every test item is clean: all and clean are one mean
             elif n_clean[k]:
                 low, high = newcombe_difference(sum_rest[k], n_rest[k], sum_clean[k], n_clean[k], confidence=confidence)
                 infl[k] = np.array([low, high], dtype=float) * (n_rest[k] / n_all[k])
@@ -204,9 +131,10 @@ def _model_rows(values, selected, *, binary, confidence, max_contaminated, rng) 
             ci[k] = mean_interval(clean, confidence=confidence, rng=rng)
             bound[k] = truly_clean_range(clean, max_contaminated)
             infl[k] = inflation_interval(clean, rest, confidence=confidence, rng=rng)
+    infl[unknown] = np.nan
     return {"n_all": n_all, "accuracy_all": acc_all, "n_clean": n_clean, "accuracy_clean": acc_clean,
             "ci_low": ci[:, 0], "ci_high": ci[:, 1], "bound_low": bound[:, 0], "bound_high": bound[:, 1],
-            "inflation": acc_all - acc_clean, "inflation_low": infl[:, 0], "inflation_high": infl[:, 1]}
+            "inflation": np.where(unknown, np.nan, acc_all - acc_clean), "inflation_low": infl[:, 0], "inflation_high": infl[:, 1]}
 
 
 def leaderboard(table: ScoreTable, results: ResultsTable, *, alpha: float = 0.1, method: str | None = None,
@@ -286,7 +214,10 @@ def leaderboard(table: ScoreTable, results: ResultsTable, *, alpha: float = 0.1,
                                  lambda_grid=lambda_grid, models=table.models, **options)
     selected = np.asarray(comparison.selected(name), dtype=bool)
     bound = int(post_hoc_bound(comparison.pvalues, selected, delta=delta, calibration_size=table.m))
-    binary = results.binary
+    for line in inflation_notes(values, selected, table.models):
+        warnings.warn(line, LeaderboardWarning, stacklevel=2)
+        notes.append(line)
+    binary = is_binary(values)  # the ranked results: a value on an unranked item changes no method
     rng = np.random.default_rng(seed)
     columns = _model_rows(values, selected, binary=binary, confidence=confidence, max_contaminated=bound, rng=rng)
     frame = pd.DataFrame({"model": list(table.models), **columns})

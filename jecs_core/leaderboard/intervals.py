@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_alpha, check_positive_int, check_rng, real_array
+
 BOOTSTRAP_DRAWS = 2000
 BOOTSTRAP_MAX_N = 50_000
 SMALL_N = 30
@@ -36,6 +38,17 @@ def _t(confidence: float, df: float) -> float:
     return float(stats.t.ppf(0.5 + confidence / 2, df))
 
 
+def finite_vector(values, name: str) -> np.ndarray:
+    """``values`` as a one-dimensional array of finite numbers (one per item or pair)."""
+    arr = real_array(values, name)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional (one value per item), got shape {arr.shape}")
+    bad = np.flatnonzero(~np.isfinite(arr))
+    if bad.size:
+        raise ValueError(f"{name} must be finite numbers, got {float(arr[bad[0]])!r} at position {int(bad[0])}")
+    return arr
+
+
 def _widest(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
     return min(a[0], b[0]), max(a[1], b[1])
 
@@ -49,8 +62,14 @@ def wilson_interval(successes, n, *, confidence: float = 0.95) -> tuple[np.ndarr
     >>> round(float(low), 4), round(float(high), 4)
     (0.4902, 0.9433)
     """
-    s, n = np.asarray(successes, dtype=float), np.asarray(n, dtype=float)
-    z = _z(confidence)
+    s, n = real_array(successes, "successes"), real_array(n, "n")
+    z = _z(check_alpha(confidence, "confidence"))
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(s) | ~np.isfinite(n) | (s < 0) | (s > n)
+    if bad.any():
+        first = tuple(np.argwhere(bad)[0])
+        raise ValueError(f"successes and n must be counts with 0 <= successes <= n, got successes="
+                         f"{float(np.broadcast_to(s, bad.shape)[first])!r}, n={float(np.broadcast_to(n, bad.shape)[first])!r}")
     with np.errstate(invalid="ignore", divide="ignore"):
         p = s / n
         centre = (p + z * z / (2 * n)) / (1 + z * z / n)
@@ -98,7 +117,8 @@ def mean_interval(values, *, confidence: float = 0.95, rng: np.random.Generator,
     >>> bool(0.43 < low < 0.5 < high < 0.57)
     True
     """
-    values = np.asarray(values, dtype=float)
+    values, confidence = finite_vector(values, "values"), check_alpha(confidence, "confidence")
+    rng, draws = check_rng(rng, allow_none=False), check_positive_int(draws, "draws")
     if values.shape[0] == 0:
         return np.nan, np.nan
     n, mean = values.shape[0], float(values.mean())
@@ -169,11 +189,12 @@ def truly_clean_range(values, max_contaminated: int) -> tuple[float, float]:
     >>> truly_clean_range([1, 1, 1, 0, 0], 1)
     (0.5, 0.75)
     """
-    values = np.asarray(values, dtype=float)
+    values = finite_vector(values, "values")
+    max_contaminated = check_positive_int(max_contaminated, "max_contaminated", minimum=0)
     n = values.shape[0]
     if n == 0:
         return np.nan, np.nan
-    j = int(min(max(int(max_contaminated), 0), n - 1))
+    j = min(max_contaminated, n - 1)
     total = float(values.sum())
     if j == 0:
         return total / n, total / n

@@ -16,14 +16,26 @@ from pathlib import Path
 
 import numpy as np
 
+from ..formats import TABLE_SUFFIXES, content_hint, suffix
 from ..io import check_output_path, write_files_atomic
+from .logfiles import SAMPLES_GLOB, log_of_model, logs_by_model
 from .results import ResultsTable, check_metric
 
 DEFAULT_LM_EVAL_METRIC = "acc"
-SAMPLES_GLOB = "samples_*.jsonl"
 # A doc index as lm-eval numbers documents: ASCII digits, no sign, no leading zero ("0101" and "101"
 # would become one index; "-5" and Arabic-Indic digits are no index at all).
 _INTEGER = re.compile(r"0|[1-9][0-9]*")
+# lm-eval names a log samples_<task>_<date>.jsonl, the date as isoformat() with '-' for ':'.
+_LOG_NAME = re.compile(r"samples_(.+)_\d{4}-\d{2}-\d{2}T[0-9.-]+\.jsonl")
+SHOWN_CHARS = 60
+
+
+class SampleLog(dict):
+    """``{item_id: value}`` read from one sample log, with the lm-eval filters of the rows read and the task
+    its file name gives (``None`` when the name is not lm-eval's): logs of other filters or tasks are no match."""
+
+    filters: tuple[str, ...] = ()
+    task: str | None = None
 
 
 def _split_metric(metric: str) -> tuple[str, str | None]:
@@ -31,17 +43,36 @@ def _split_metric(metric: str) -> tuple[str, str | None]:
     return key.strip(), (filter_name.strip() or None)
 
 
+def _shown(value) -> str:
+    """``value`` as an error shows it, cut to :data:`SHOWN_CHARS` characters (a logged pair can run to pages)."""
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
+
+
+def _numeric_fields(record: dict) -> list[str]:
+    return sorted(k for k, v in record.items() if isinstance(v, (int, float)) and k != "doc_id")
+
+
 def _value(record: dict, key: str, where: str) -> float:
     if key not in record:
-        found = sorted(k for k, v in record.items() if isinstance(v, (int, float)) and k != "doc_id")
-        raise ValueError(f"{where}: no per-sample metric {key!r}; this line's numeric fields are {found} "
+        raise ValueError(f"{where}: no per-sample metric {key!r}; this line's numeric fields are {_numeric_fields(record)} "
                          "(choose one with --metric)")
     value = record[key]
     if isinstance(value, bool):
         return float(value)
-    if not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{where}: metric {key!r} is {value!r}; expected a finite number")
-    return float(value)
+    if isinstance(value, list):  # lm-eval logs a corpus metric (bleu, f1, mcc) as the pair it aggregates
+        found = _numeric_fields(record)
+        raise ValueError(f"{where}: metric {key!r} is {_shown(value)}, a pair lm-eval aggregates over the whole "
+                         "corpus: it has no per-item score; choose a per-item metric"
+                         + (f" (this line's numeric fields are {found})" if found else " (this line has none)"))
+    try:
+        number = float(value) if isinstance(value, (int, float)) else math.nan
+    except OverflowError:  # an integer of hundreds of digits
+        raise ValueError(f"{where}: metric {key!r} is {_shown(value)}, too large for a float; "
+                         "expected a finite number") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{where}: metric {key!r} is {_shown(value)}; expected a finite number")
+    return number
 
 
 def _item_id(record: dict, id_field: str | None, where: str) -> str:
@@ -60,17 +91,27 @@ def _item_id(record: dict, id_field: str | None, where: str) -> str:
             or str(value).strip() == ""):
         raise ValueError(f"{where}: {what} is {json.dumps(value)}; expected an id (text or number)")
     # JSON writers (pandas among them) turn an integer id column with a gap into floats: 7.0 is item 7.
-    return str(int(value)) if number and value.is_integer() else str(value)
+    text = str(int(value)) if number and value.is_integer() else str(value)
+    # JSON may spell a lone surrogate ("\ud800"), which is no character: no table or file can hold it.
+    if not text.isascii() and any("\ud800" <= c <= "\udfff" for c in text):
+        raise ValueError(f"{where}: {what} {ascii(text)} holds a lone surrogate (\\ud800-\\udfff), which is no "
+                         "character; expected an id as valid Unicode text")
+    return text
 
 
-def _not_a_log_hint(source: str) -> str:
+def _not_a_log_hint(source: str, line, text: str | None) -> str:
     """What a file that is not a sample log probably is, for the error on its first line."""
     name = Path(source).name
     if name.startswith("results_") and name.endswith(".json"):
         return ("; this is lm-eval's aggregated results file: the per-document log beside it is "
                 f"{SAMPLES_GLOB.replace('*', '<task>_<time>')}")
-    return ("; an lm-eval samples_<task>_<time>.jsonl log is expected here (a results table, CSV or Parquet, is "
-            "read as a table, without a model name)")
+    head = line.encode("utf-8", "replace") if isinstance(line, str) else bytes(line[:512])
+    # A broken JSON line has commas too: only a line that opens no JSON value may be CSV text.  A file named
+    # as a table is one already: the hint below, not "name it .csv", is what helps.
+    kind = "" if suffix(source) in TABLE_SUFFIXES else content_hint(
+        head, text=text is not None and not text.lstrip().startswith(("{", "[")))
+    return kind or ("; an lm-eval samples_<task>_<time>.jsonl log is expected here (a results table, CSV or "
+                    "Parquet, is read as a table, without a model name)")
 
 
 def _record(line, where: str, first: bool, source: str):
@@ -79,23 +120,25 @@ def _record(line, where: str, first: bool, source: str):
         text = line.decode("utf-8") if isinstance(line, (bytes, bytearray)) else line
     except UnicodeDecodeError as exc:
         raise ValueError(f"{where}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at column {exc.start + 1})"
-                         + (_not_a_log_hint(source) if first else "")) from None
+                         + (_not_a_log_hint(source, line, None) if first else "")) from None
     if first:
         text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
     if not text.strip():
         return None
     try:
         return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{where}: not valid JSON ({exc.msg})" + (_not_a_log_hint(source) if first else "")) from None
+    except ValueError as exc:  # JSONDecodeError, or an integer past Python's digit limit for int()
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else " ".join(str(exc).split())
+        raise ValueError(f"{where}: not valid JSON ({reason})"
+                         + (_not_a_log_hint(source, line, text) if first else "")) from None
     except RecursionError:
         raise ValueError(f"{where}: not valid JSON (nested too deeply)") from None
 
 
-def parse_samples_lines(lines, *, metric: str, id_field: str | None, source: str) -> dict[str, float]:
+def parse_samples_lines(lines, *, metric: str, id_field: str | None, source: str) -> SampleLog:
     """``{item_id: value}`` from the lines of one sample log; a duplicate id or a bad line is an error."""
     key, filter_name = _split_metric(metric)
-    out: dict[str, float] = {}
+    out = SampleLog()
     filters: set[str] = set()
     for number, line in enumerate(lines, start=1):
         where = f"{source} line {number}"
@@ -117,42 +160,10 @@ def parse_samples_lines(lines, *, metric: str, id_field: str | None, source: str
     if not out:
         what = f" with filter {filter_name!r} (the log has {sorted(filters)})" if filter_name and filters else ""
         raise ValueError(f"{source}: no samples{what}")
+    out.filters = (filter_name,) if filter_name is not None else tuple(sorted(filters))
+    match = _LOG_NAME.fullmatch(Path(source).name)
+    out.task = match.group(1) if match else None
     return out
-
-
-def _nested(directory: Path) -> list[Path]:
-    """The sub-directories of ``directory`` that hold a sample log (lm-eval writes into ``DIR/<model name>/``)."""
-    return [d for d in sorted(directory.iterdir()) if d.is_dir() and any(d.glob(SAMPLES_GLOB))]
-
-
-def _holds_log(directory: Path) -> bool:
-    """A sample log in ``directory`` or in one of its sub-directories."""
-    return any(directory.glob(SAMPLES_GLOB)) or bool(_nested(directory))
-
-
-def _samples_file(path: Path) -> Path:
-    """``path`` itself, or the one sample log in directory ``path`` (or in its one sub-directory: lm-eval
-    writes ``--output_path DIR`` runs into ``DIR/<model name>/``)."""
-    if path.is_dir():
-        found = sorted(path.glob(SAMPLES_GLOB))
-        if not found:
-            nested = _nested(path)
-            if len(nested) > 1:
-                raise ValueError(f"{path}: {len(nested)} sub-directories hold sample logs {[d.name for d in nested]}; "
-                                 "name one of them (or its file)")
-            found = sorted(nested[0].glob(SAMPLES_GLOB)) if nested else found
-        if len(found) != 1:
-            names = [f.name for f in found]
-            raise ValueError(f"{path}: expected one {SAMPLES_GLOB} file in this directory, found {len(found)} {names}; "
-                             "name the file itself")
-        path = found[0]
-    if not path.exists():
-        split = "; MODEL=PATH splits at the first '=', so a model named with '=' is given as a directory of model " \
-                "sub-directories" if "=" in str(path) else ""
-        raise ValueError(f"{path}: file not found{split}")
-    if not path.is_file():  # a FIFO would block the read for ever; a directory named like a log cannot be read
-        raise ValueError(f"{path}: not a regular file; expected an lm-eval {SAMPLES_GLOB} log")
-    return path
 
 
 def read_samples(specs, *, metric: str | None = None, id_field: str | None = None, models=None) -> ResultsTable:
@@ -177,20 +188,13 @@ def read_samples(specs, *, metric: str | None = None, id_field: str | None = Non
     """
     metric = check_metric(metric, default=DEFAULT_LM_EVAL_METRIC)
     if isinstance(specs, (str, Path)):
-        root = Path(specs)
-        if not root.is_dir():
-            raise ValueError(f"{root}: a sample log needs its model's name: give MODEL={root}")
-        specs = {d.name: d for d in sorted(root.iterdir()) if d.is_dir() and _holds_log(d)}
-        if not specs:
-            if any(root.glob(SAMPLES_GLOB)):
-                raise ValueError(f"{root}: holds a sample log itself; name its model: MODEL={root}")
-            raise ValueError(f"{root}: no sub-directory holds a {SAMPLES_GLOB} file (directly or in one "
-                             "sub-directory, as lm-eval --output_path writes it)")
+        specs = logs_by_model(Path(specs))
     per_model = {}
     for model, path in dict(specs).items():
-        file = _samples_file(Path(path))
+        file = log_of_model(Path(path))
         with open(file, "rb") as handle:  # decoded line by line, so an error names its line
-            per_model[str(model)] = parse_samples_lines(handle, metric=metric, id_field=id_field, source=str(file))
+            lines = (part for line in handle for part in line.splitlines())  # a lone CR ends a line too, as in bytes
+            per_model[str(model)] = parse_samples_lines(lines, metric=metric, id_field=id_field, source=str(file))
     return samples_table(per_model, metric=metric, models=models, source=", ".join(f"{m}={p}" for m, p in dict(specs).items()))
 
 
@@ -203,7 +207,20 @@ def samples_table(per_model: dict[str, dict[str, float]], *, metric: str, models
     ids = list(dict.fromkeys(i for m in order for i in per_model[m]))
     matrix = np.array([[per_model[m].get(i, np.nan) for m in order] for i in ids], dtype=float).reshape(len(ids), len(order))
     return ResultsTable(models=tuple(order), item_ids=np.asarray(ids, dtype=object), values=matrix,
-                        metric=metric, source=source)
+                        metric=metric, source=source, notes=tuple(_unlike_logs({m: per_model[m] for m in order})))
+
+
+def _unlike_logs(per_model: dict) -> list[str]:
+    """A note for models whose logs differ in lm-eval filter or task: their scores measure different things."""
+    notes = []
+    for what, attribute, fix in (("lm-eval filter", "filters", "give logs of one filter, or read one with "
+                                  "--metric NAME,FILTER"), ("task", "task", "give every model's log of one task")):
+        seen = {model: getattr(log, attribute, None) for model, log in per_model.items()}
+        seen = {model: list(v) if isinstance(v, tuple) else v for model, v in seen.items() if v}
+        if len({repr(v) for v in seen.values()}) > 1:
+            shown = ", ".join(f"{model!r}: {v!r}" for model, v in seen.items())
+            notes.append(f"the models' sample logs differ in {what} ({shown}); their results are not comparable: {fix}")
+    return notes
 
 
 def lm_eval_sample_ids(item_ids) -> list[int]:

@@ -4,16 +4,74 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 from ..formats import JSONL_SUFFIXES
-from ..io import parse_name_path
+from ..io import parse_name_path, read_table, read_table_bytes
 from .lmeval import parse_samples_lines, read_samples, samples_table
-from .results import ResultsTable, check_metric, combine_results, read_results_bytes, read_results_file
+from .results import TEXT_COLUMNS, ResultsTable, check_metric, check_models, results_from_frame
 
 SAMPLE_SUFFIXES = JSONL_SUFFIXES  # per-sample lm-eval logs
 
 
 def _is_spec(item) -> bool:
     return isinstance(item, str) and "=" in item and not Path(item).exists()
+
+
+def combine_results(tables, *, models=None) -> ResultsTable:
+    """Several :class:`ResultsTable` s (each some of the models) as one, on the union of their items.
+
+    A model may come from one table only, and every table must hold the same metric; a pair no table
+    has stays NaN (no result), as in a long table that skips it.  ``models`` keeps those models, in
+    that order (default: every model, in the order found).
+
+    Examples
+    --------
+    >>> a = ResultsTable(models=("m0",), item_ids=["t1", "t2"], values=[1, 0], source="a.csv")
+    >>> b = ResultsTable(models=("m1",), item_ids=["t2", "t3"], values=[1, 1], source="b.csv")
+    >>> both = combine_results([a, b])
+    >>> both.item_ids.tolist(), both.values.tolist()
+    (['t1', 't2', 't3'], [[1.0, nan], [0.0, 1.0], [nan, 1.0]])
+    """
+    tables = list(tables)
+    if not tables:
+        raise ValueError("results: no results table given")
+    metrics = {t.metric for t in tables}
+    if len(metrics) > 1:
+        raise ValueError(f"results: the tables hold different metrics {sorted(metrics)}; give one metric")
+    seen: dict[str, str] = {}
+    for table in tables:
+        for model in table.models:
+            if model in seen:
+                raise ValueError(f"results: model {model!r} is in both {seen[model]} and {table.source}; "
+                                 "give each model's results in one table")
+            seen[model] = table.source
+    source = ", ".join(t.source for t in tables)
+    order = check_models(list(seen), models, source)
+    item_ids = pd.unique(np.concatenate([t.item_ids for t in tables]).astype(object))
+    matrix = np.full((len(item_ids), len(seen)), np.nan)
+    position = {model: k for k, model in enumerate(seen)}
+    for table in tables:
+        rows = pd.Index(item_ids).get_indexer(table.item_ids)
+        for k, model in enumerate(table.models):
+            matrix[rows, position[model]] = table.values[:, k]
+    columns = [position[m] for m in order]
+    notes = tuple(note for t in tables for note in t.notes)
+    return ResultsTable(models=tuple(order), item_ids=np.asarray(item_ids, dtype=object), values=matrix[:, columns],
+                        metric=tables[0].metric, source=source, notes=notes)
+
+
+def read_results_file(path: str | Path, *, metric: str | None = None, models=None) -> ResultsTable:
+    """:func:`results_from_frame` on a ``.csv`` or ``.parquet`` file read by :func:`jecs_core.io.read_table`."""
+    frame = read_table(path, text_columns=TEXT_COLUMNS)
+    return results_from_frame(frame, metric=metric, models=models, source=str(path))
+
+
+def read_results_bytes(data: bytes, name: str, *, metric: str | None = None, models=None) -> ResultsTable:
+    """:func:`read_results_file` for uploaded bytes; ``name``'s extension picks the parser."""
+    frame = read_table_bytes(data, name, text_columns=TEXT_COLUMNS)
+    return results_from_frame(frame, metric=metric, models=models, source=str(name))
 
 
 def load_results(source, *, metric: str | None = None, id_field: str | None = None, models=None) -> ResultsTable:

@@ -10,8 +10,13 @@ Holm's step-down adjustment over the K(K-1)/2 pairs controls the family-wise err
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import pandas as pd
+
+from .._validation import check_alpha, check_positive_int, check_rng, real_array
+from .intervals import finite_vector
 
 SIGNFLIP_DRAWS = 1999
 SIGNFLIP_EXACT_MAX = 1000
@@ -31,7 +36,12 @@ def holm(pvalues) -> np.ndarray:
     >>> holm([0.01, float("nan"), 0.03]).round(3)
     array([0.02,  nan, 0.03])
     """
-    p = np.asarray(pvalues, dtype=float)
+    p = real_array(pvalues, "pvalues")
+    if p.ndim != 1:
+        raise ValueError(f"pvalues must be one-dimensional (one p-value per test), got shape {p.shape}")
+    outside = np.flatnonzero(~np.isnan(p) & ~((p >= 0) & (p <= 1)))
+    if outside.size:
+        raise ValueError(f"pvalues must be in [0, 1] (NaN: no test), got {float(p[outside[0]])!r} at position {int(outside[0])}")
     out = np.full(p.shape[0], np.nan)
     tested = np.flatnonzero(~np.isnan(p))
     m = tested.shape[0]
@@ -42,7 +52,7 @@ def holm(pvalues) -> np.ndarray:
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:
     """Two-sided exact McNemar p-value from the discordant counts (1.0 when there are none)."""
-    n = int(a_only) + int(b_only)
+    n = check_positive_int(a_only, "a_only", minimum=0) + check_positive_int(b_only, "b_only", minimum=0)
     if n == 0:
         return 1.0
     from scipy import stats  # imported on use: scipy.stats takes most of a second to load
@@ -52,7 +62,8 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
 
 def sign_flip(differences, *, rng: np.random.Generator, draws: int = SIGNFLIP_DRAWS) -> float:
     """Two-sided sign-flip p-value for a zero mean of paired ``differences``."""
-    d = np.asarray(differences, dtype=float)
+    d = finite_vector(differences, "differences")  # a NaN would pass d != 0 and make every flip a miss
+    rng, draws = check_rng(rng, allow_none=False), check_positive_int(draws, "draws")
     d = d[d != 0]
     if d.shape[0] == 0:
         return 1.0
@@ -118,10 +129,30 @@ def pairwise_table(values, models, order, *, binary: bool, level: float = 0.05,
         Columns :data:`PAIRWISE_COLUMNS`, one row per pair; a pair sharing no item has NaN
         p-values (no test) and is not significant.
     """
-    values = np.asarray(values, dtype=float)
+    values, models, order = _checked(values, models, order, binary)
+    level, rng = check_alpha(level, "level"), check_rng(rng, allow_none=False)
     present = ~np.isnan(values)
-    rows = _rows(list(order), list(models), values, present, binary, rng)
+    rows = _rows(order, models, values, present, binary, rng)
     frame = pd.DataFrame(rows, columns=[c for c in PAIRWISE_COLUMNS if c not in ("p_holm", "significant")])
     frame["p_holm"] = holm(frame["p_value"].to_numpy(dtype=float))
     frame["significant"] = frame["p_holm"] <= level
     return frame[list(PAIRWISE_COLUMNS)]
+
+
+def _checked(values, models, order, binary: bool) -> tuple[np.ndarray, list[str], list[int]]:
+    """:func:`pairwise_table`'s inputs checked: an (n, K) matrix, K model names, distinct indices in [0, K)."""
+    values = real_array(values, "values")
+    if values.ndim != 2:
+        raise ValueError(f"values must be two-dimensional (items, models), got shape {values.shape}")
+    models = [str(m) for m in models]
+    if len(models) != values.shape[1]:
+        raise ValueError(f"models must name the {values.shape[1]} columns of values, got {len(models)} name(s)")
+    if np.isinf(values).any():
+        raise ValueError("values must be finite numbers (NaN: no result)")
+    if binary and not np.isin(values[~np.isnan(values)], (0, 1)).all():
+        raise ValueError("values must be 0/1 with binary=True (exact McNemar); give binary=False for a graded metric")
+    order = list(order)
+    if any(isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < len(models) for i in order) \
+            or len(set(order)) != len(order):
+        raise ValueError(f"order must be distinct model indices in [0, {len(models)}), got {order}")
+    return values, models, [int(i) for i in order]

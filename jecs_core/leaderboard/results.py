@@ -11,13 +11,11 @@ error naming the file and column.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from .._validation import real_array
-from ..io import read_table, read_table_bytes
 
 DEFAULT_METRIC = "correct"
 TEXT_COLUMNS = ("item_id", "model")  # names, read as written: an id or a model "01" stays "01"
@@ -60,7 +58,10 @@ class ResultsTable:
         if ids.ndim != 1:
             raise ValueError(f"item_ids must be a one-dimensional sequence of ids, got {type(self.item_ids).__name__}")
         ids = ids.astype(str).astype(object)
-        values = real_array(self.values, "values", booleans=True)  # correct as True/False: 1/0
+        _refuse_surrogates(ids, "item_ids")
+        _refuse_surrogates(models, "models")
+        # A copy: a caller reusing its array must not change a table already built (or its leaderboard).
+        values = np.array(real_array(self.values, "values", booleans=True), dtype=float)  # True/False: 1/0
         if values.ndim == 1 and len(models) == 1:
             values = values[:, None]
         if values.shape != (ids.shape[0], len(models)):
@@ -71,6 +72,8 @@ class ResultsTable:
             raise ValueError("item_ids must be distinct; give one row per item")
         if np.isinf(values).any():
             raise ValueError("values must be finite numbers (NaN: no result for that item and model)")
+        for array in (ids, values):
+            array.setflags(write=False)
         object.__setattr__(self, "models", models)
         object.__setattr__(self, "item_ids", ids)
         object.__setattr__(self, "values", values)
@@ -86,8 +89,7 @@ class ResultsTable:
     @property
     def binary(self) -> bool:
         """True when every result is 0 or 1 (the Wilson interval and the exact McNemar test apply)."""
-        finite = self.values[~np.isnan(self.values)]
-        return bool(np.all((finite == 0) | (finite == 1)))
+        return is_binary(self.values)
 
     def to_frame(self) -> pd.DataFrame:
         """The results in the long layout (``item_id, model, <metric>``), pairs without a result left out."""
@@ -96,6 +98,22 @@ class ResultsTable:
         flat = self.values.reshape(-1)
         keep = ~np.isnan(flat)
         return pd.DataFrame({"item_id": ids[keep], "model": models[keep], self.metric: flat[keep]})
+
+
+def is_binary(values: np.ndarray) -> bool:
+    """True when every value that is not NaN (no result) is 0 or 1."""
+    finite = values[~np.isnan(values)]
+    return bool(np.all((finite == 0) | (finite == 1)))
+
+
+def _refuse_surrogates(names, what: str) -> None:
+    """A lone surrogate (``"\\ud800"``, from JSON) is no character: no file or table could hold it."""
+    try:
+        "\0".join(names).encode("utf-8")
+    except UnicodeEncodeError:
+        bad = next(name for name in names if any("\ud800" <= c <= "\udfff" for c in name))
+        raise ValueError(f"{what} {ascii(bad)} holds a lone surrogate (\\ud800-\\udfff), which is no character; "
+                         "give ids and names as valid Unicode text") from None
 
 
 def check_metric(metric, *, default: str = DEFAULT_METRIC) -> str:
@@ -130,7 +148,7 @@ def _ids(column: pd.Series, source: str) -> np.ndarray:
     return ids
 
 
-def _check_models(found: list[str], models, source: str) -> list[str]:
+def check_models(found: list[str], models, source: str) -> list[str]:
     if models is None:
         return found
     wanted = [str(m) for m in models]
@@ -147,7 +165,7 @@ def _from_long(frame: pd.DataFrame, metric: str, models, source: str) -> Results
         raise ValueError(f"{source}: column 'model' row {int(unnamed[0]) + 1} is empty; every row needs its model's name")
     names = frame["model"].astype(str).to_numpy(dtype=object)
     values = _numeric(frame[metric], source, metric)
-    order = _check_models(list(dict.fromkeys(names)), models, source)
+    order = check_models(list(dict.fromkeys(names)), models, source)
     keep = np.isin(names, order)
     ids, names, values = ids[keep], names[keep], values[keep]
     pairs = pd.DataFrame({"item_id": ids, "model": names})
@@ -188,7 +206,7 @@ def _from_wide(frame: pd.DataFrame, metric: str, models, source: str) -> Results
     prefix = f"{metric}_"
     columns = {c[len(prefix):]: c for c in frame.columns if isinstance(c, str) and c.startswith(prefix) and len(c) > len(prefix)}
     columns, notes = _other_metric(columns, metric) if models is None else (columns, [])
-    order = _check_models(list(columns), models, source)
+    order = check_models(list(columns), models, source)
     ids = _ids(frame["item_id"], source)
     dup = pd.Series(ids).duplicated().to_numpy()
     if dup.any():
@@ -243,57 +261,3 @@ def results_from_frame(frame: pd.DataFrame, *, metric: str | None = None, models
                          f"(long) or item_id, {metric}_<model> (wide), got {list(frame.columns)}")
     return _from_wide(frame, metric, models, source)
 
-
-def combine_results(tables, *, models=None) -> ResultsTable:
-    """Several :class:`ResultsTable` s (each some of the models) as one, on the union of their items.
-
-    A model may come from one table only, and every table must hold the same metric; a pair no table
-    has stays NaN (no result), as in a long table that skips it.  ``models`` keeps those models, in
-    that order (default: every model, in the order found).
-
-    Examples
-    --------
-    >>> a = ResultsTable(models=("m0",), item_ids=["t1", "t2"], values=[1, 0], source="a.csv")
-    >>> b = ResultsTable(models=("m1",), item_ids=["t2", "t3"], values=[1, 1], source="b.csv")
-    >>> both = combine_results([a, b])
-    >>> both.item_ids.tolist(), both.values.tolist()
-    (['t1', 't2', 't3'], [[1.0, nan], [0.0, 1.0], [nan, 1.0]])
-    """
-    tables = list(tables)
-    if not tables:
-        raise ValueError("results: no results table given")
-    metrics = {t.metric for t in tables}
-    if len(metrics) > 1:
-        raise ValueError(f"results: the tables hold different metrics {sorted(metrics)}; give one metric")
-    seen: dict[str, str] = {}
-    for table in tables:
-        for model in table.models:
-            if model in seen:
-                raise ValueError(f"results: model {model!r} is in both {seen[model]} and {table.source}; "
-                                 "give each model's results in one table")
-            seen[model] = table.source
-    source = ", ".join(t.source for t in tables)
-    order = _check_models(list(seen), models, source)
-    item_ids = pd.unique(np.concatenate([t.item_ids for t in tables]).astype(object))
-    matrix = np.full((len(item_ids), len(seen)), np.nan)
-    position = {model: k for k, model in enumerate(seen)}
-    for table in tables:
-        rows = pd.Index(item_ids).get_indexer(table.item_ids)
-        for k, model in enumerate(table.models):
-            matrix[rows, position[model]] = table.values[:, k]
-    columns = [position[m] for m in order]
-    notes = tuple(note for t in tables for note in t.notes)
-    return ResultsTable(models=tuple(order), item_ids=np.asarray(item_ids, dtype=object), values=matrix[:, columns],
-                        metric=tables[0].metric, source=source, notes=notes)
-
-
-def read_results_file(path: str | Path, *, metric: str | None = None, models=None) -> ResultsTable:
-    """:func:`results_from_frame` on a ``.csv`` or ``.parquet`` file read by :func:`jecs_core.io.read_table`."""
-    frame = read_table(path, text_columns=TEXT_COLUMNS)
-    return results_from_frame(frame, metric=metric, models=models, source=str(path))
-
-
-def read_results_bytes(data: bytes, name: str, *, metric: str | None = None, models=None) -> ResultsTable:
-    """:func:`read_results_file` for uploaded bytes; ``name``'s extension picks the parser."""
-    frame = read_table_bytes(data, name, text_columns=TEXT_COLUMNS)
-    return results_from_frame(frame, metric=metric, models=models, source=str(name))

@@ -1,0 +1,101 @@
+"""Per-item results lined up with the score table's test items and models, and the notes on what does not line up."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..data import ScoreTable
+from .results import ResultsTable
+
+
+def _refuse_no_test_results(table: ScoreTable, results: ResultsTable, models: list[str]) -> None:
+    """A model with no result on any test item cannot be ranked: most often the ids do not match."""
+    # The first id the first such model has a result for: in results read from several files another
+    # model's ids may match the table while this one's do not (0 against 000).
+    has = ~np.isnan(results.values[:, results.models.index(models[0])])
+    hint = (f"{models[0]}'s first result is for item id {str(results.item_ids[has][0])!r} and the table's first test "
+            f"item id is {str(table.test_ids[0])!r}" if has.any() else f"the results have no value for {models[0]}")
+    raise ValueError(f"results: no result for any of the {table.n} test items for model(s) {models} ({hint}); "
+                     "the results' item ids must be the score table's item_id values (for lm-eval logs, pick the "
+                     "field of each sample's doc that holds them)")
+
+
+def _another_metric(unknown: list[str], table: ScoreTable, results: ResultsTable) -> str:
+    """A hint when every unknown model is ``<word>_<model>`` of one word: a wide table's longer metric."""
+    parts = [u.partition("_") for u in unknown]
+    words = {word for word, _, model in parts}
+    if len(words) != 1 or not all(model in table.models for _, _, model in parts):
+        return ""
+    return f"; they look like the metric '{results.metric}_{words.pop()}' of the table's models: choose that metric"
+
+
+def align_results(table: ScoreTable, results: ResultsTable) -> tuple[np.ndarray, list[str]]:
+    """``results`` as an (n, K) matrix over the table's test items and models, and the mismatch lines.
+
+    A results model the table lacks, or a table model without results, is an error; results for
+    calibration items or for items the table does not have are counted and left out; test items a
+    model has no result for are counted per model.
+    """
+    unknown = [m for m in results.models if m not in table.models]
+    if unknown:
+        from ..checks import printed_form
+        alike = sorted(map(printed_form, results.models)) == sorted(map(printed_form, table.models))
+        raise ValueError(f"results: model(s) {unknown} are not in the score table (its models are {list(table.models)})"
+                         + ("; the names differ only in letter case, spaces, Unicode form or invisible characters" if alike
+                            else _another_metric(unknown, table, results)))
+    absent = [m for m in table.models if m not in results.models]
+    if absent:
+        raise ValueError(f"results: no results for model(s) {absent} of the score table ({results.source})"
+                         + "".join(f"; {note}" for note in results.notes))
+    notes = list(results.notes)
+    rows = pd.Index(table.test_ids.astype(str)).get_indexer(results.item_ids.astype(str))
+    outside = rows < 0
+    if outside.any():
+        calibration = np.isin(results.item_ids[outside].astype(str), table.calibration_ids.astype(str))
+        if calibration.any():
+            notes.append(f"{int(calibration.sum())} item(s) with results are calibration items; "
+                         "they are not part of the benchmark and are not ranked")
+        if (~calibration).any():
+            first = results.item_ids[outside][~calibration][0]
+            notes.append(f"{int((~calibration).sum())} item(s) with results are not in the score table "
+                         f"(first: {first!r}); they are not ranked")
+    columns = [results.models.index(m) for m in table.models]
+    matrix = np.full((table.n, table.K), np.nan)
+    matrix[rows[~outside]] = results.values[~outside][:, columns]
+    # Results the leaderboard does not rank (calibration items, unknown ids) neither make nor unmake a 0/1 metric.
+    notes[len(results.notes):len(results.notes)] = _stray_values_note(matrix, table.test_ids, table.models, results.metric)
+    missing = np.isnan(matrix).sum(axis=0)
+    if table.n and (missing == table.n).any():
+        _refuse_no_test_results(table, results, [m for m, c in zip(table.models, missing) if c == table.n])
+    for name, count in zip(table.models, missing):
+        if count:
+            notes.append(f"model {name!r} has no result for {int(count)} of the {table.n} test items; "
+                         "its means are over the items it has")
+    return matrix, notes
+
+
+def _stray_values_note(values: np.ndarray, item_ids, models, metric: str) -> list[str]:
+    """A 0/1 metric with a few other values is most likely a slip: say so, rather than switch methods unnoticed."""
+    present = ~np.isnan(values)
+    stray = present & (values != 0) & (values != 1)
+    count = int(stray.sum())
+    if not count or count > 0.01 * present.sum():
+        return []
+    row, col = np.argwhere(stray)[0]
+    # repr: the shortest text that reads back as this float, so 1.0000000001 is not shown as 1 (2.0 as 2).
+    shown = repr(float(values[row, col])).removesuffix(".0")
+    return [f"{metric!r} is 0/1 except {count} result(s) (first: {shown} for model "
+            f"{models[col]!r}, item {str(item_ids[row])!r}); it is treated as a graded metric (bootstrap "
+            "intervals, sign-flip tests): correct those cells if the metric is 0/1"]
+
+
+def inflation_notes(values: np.ndarray, selected: np.ndarray, models) -> list[str]:
+    """A model with results on the clean items only (a re-run of those) has no inflation to estimate: say why it is NaN."""
+    rest = ~selected
+    lacking = [m for m, has in zip(models, (~np.isnan(values[rest])).any(axis=0)) if not has]
+    if not rest.any() or not lacking:
+        return []
+    return [f"model(s) {lacking} have no result on any of the {int(rest.sum())} test items outside the clean subset "
+            "(results of the clean items only?); their inflation is unknown (NaN) and their accuracy_all is over "
+            "the clean items"]
