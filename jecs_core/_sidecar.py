@@ -1,4 +1,5 @@
-"""The sidecar JSON of a selection export: each rule's fit and the diagnostics as recorded, strict-JSON text, the sidecar's path.
+"""The sidecar JSON of a selection export: each rule's fit and the diagnostics as recorded, strict-JSON text, the sidecar's path,
+the check that a comparison belongs to its table.
 
 Import them from :mod:`jecs_core.export`.
 """
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .io import check_output_path
 from .rules import REGISTRY
 
 if TYPE_CHECKING:
@@ -44,14 +46,42 @@ def sidecar_path(csv_path: str | Path) -> Path:
     return Path(csv_path).with_suffix(".json")
 
 
+def check_pair(table, comparison) -> None:
+    """``comparison`` was run on ``table``: its p-values have the table's (n, K), or it belongs to another table."""
+    from .compare import Comparison  # loaded already: the export imports both
+    from .data import ScoreTable
+
+    if not isinstance(table, ScoreTable):
+        raise TypeError(f"table must be a ScoreTable (from load_scores or table_from_frame), got {type(table).__name__}")
+    if not isinstance(comparison, Comparison):
+        raise TypeError(f"comparison must be a Comparison (from compare_methods), got {type(comparison).__name__}")
+    if np.shape(comparison.pvalues) != (table.n, table.K):
+        raise ValueError(f"comparison must be run on this table: its p-values have shape {np.shape(comparison.pvalues)}, "
+                         f"not the table's (n, K) = ({table.n}, {table.K}) test items and models")
+
+
+def plain(value):
+    """``value`` with numpy scalars and arrays as Python numbers and lists (``json.dumps`` takes them)."""
+    if isinstance(value, dict):
+        return {plain(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        items = [plain(v) for v in value]
+        return items if isinstance(value, list) else tuple(items)
+    if isinstance(value, (np.generic, np.ndarray)):
+        return value.tolist()
+    return value
+
+
 def _strict(value):
     """NaN and infinities as ``null`` (strict JSON); numpy scalars as Python numbers."""
     if isinstance(value, dict):
         return {str(k): _strict(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_strict(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
+    if isinstance(value, (np.generic, np.ndarray)):
+        value = value.tolist()
+        if isinstance(value, list):
+            return _strict(value)
     if isinstance(value, float) and not np.isfinite(value):
         return None
     return value
@@ -60,6 +90,16 @@ def _strict(value):
 def sidecar_text(record: dict) -> str:
     """The sidecar JSON as written to disk (strict JSON: NaN/inf as null; the dashboard's download uses the same text)."""
     return json.dumps(_strict(record), indent=2, allow_nan=False) + "\n"
+
+
+def check_selection_paths(path: str | Path, *, inputs=(), what: str = "path") -> tuple[Path, Path]:
+    """The CSV path and its sidecar, refused as :func:`~jecs_core.io.check_output_path` refuses them (``.csv``)."""
+    inputs = [p for p in inputs if p and Path(p).exists()]
+    path = check_output_path(path, suffixes=(".csv",), inputs=inputs, what=what)
+    # A scores file's <stem>.provenance.json is read with it (the report shows it): an input too.
+    records = [Path(p).with_suffix(".provenance.json") for p in inputs]
+    return path, check_output_path(sidecar_path(path), suffixes=(".json",), what="sidecar",
+                                   inputs=[*inputs, *(r for r in records if r.exists())])
 
 
 def diagnostics_record(diagnostics: dict, shift: dict | None) -> dict:

@@ -18,12 +18,12 @@ import numpy as np
 import pandas as pd
 
 from ._fastcsv import write_columns
-from ._sidecar import diagnostics_record, fit_fields, sidecar_path, sidecar_text
+from ._sidecar import check_pair, check_selection_paths, diagnostics_record, fit_fields, plain, sidecar_path, sidecar_text
 from ._writers import spreadsheet_safe_columns
 from .compare import Comparison
 from .contract import MEMBER_PREFIX, calibration_reach
 from .data import ScoreTable
-from .io import check_output_path, write_files_atomic
+from .io import write_files_atomic
 from .posthoc.fit import check_delta
 from .posthoc.report import post_hoc_record
 from .rules import DEFAULT_METHOD, REGISTRY, Guarantee, get_rule
@@ -89,6 +89,7 @@ def selection_columns(table: ScoreTable, comparison: Comparison, method: str | N
     dict of str to numpy.ndarray or pandas.Series
         Column name to values, in the export's column order (a nullable carried column stays a Series).
     """
+    check_pair(table, comparison)
     primary = _primary(comparison, method)
     runs = comparison.methods if method == "all" else (primary,)
     out = {"item_id": table.test_ids, "selected": comparison.selected(primary).astype(np.int8)}
@@ -129,6 +130,7 @@ def selection_warnings(table: ScoreTable, comparison: Comparison) -> list[str]:
     """
     from .checks import data_warnings
 
+    check_pair(table, comparison)
     return [*table.warnings(comparison.alpha), *data_warnings(table), *rule_warnings(table, comparison)]
 
 
@@ -147,6 +149,7 @@ def rule_warnings(table: ScoreTable, comparison: Comparison) -> list[str]:
     list of str
         One line per warning.
     """
+    check_pair(table, comparison)
     found = []
     for name in comparison.methods:
         result, label = comparison.result(name), REGISTRY[name].label
@@ -190,6 +193,7 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
     from . import __version__
 
     post_hoc_delta = check_delta(post_hoc_delta, "post_hoc_delta")
+    check_pair(table, comparison)
     primary = _primary(comparison, method)
     rule = REGISTRY[primary]
     post_hoc = post_hoc_record(comparison.pvalues, comparison.selected(primary), delta=post_hoc_delta,
@@ -200,7 +204,7 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
         "guarantee": rule.guarantee.value,
         "guarantee_description": rule.guarantee.description,
         "alpha": comparison.alpha,
-        "options": dict(options or {}),
+        "options": plain(dict(options or {})),
         **fit_fields(comparison, primary),
         "n_test": table.n,
         "n_calibration": table.m,
@@ -225,16 +229,6 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
         record["metrics"] = {name: {"gcp": comparison.metrics(name).gcp, "power": comparison.metrics(name).power}
                              for name in comparison.methods}
     return record
-
-
-def check_selection_paths(path: str | Path, *, inputs=(), what: str = "path") -> tuple[Path, Path]:
-    """The CSV path and its sidecar, refused as :func:`~jecs_core.io.check_output_path` refuses them (``.csv``)."""
-    inputs = [p for p in inputs if p and Path(p).exists()]
-    path = check_output_path(path, suffixes=(".csv",), inputs=inputs, what=what)
-    # A scores file's <stem>.provenance.json is read with it (the report shows it): an input too.
-    records = [Path(p).with_suffix(".provenance.json") for p in inputs]
-    return path, check_output_path(sidecar_path(path), suffixes=(".json",), what="sidecar",
-                                   inputs=[*inputs, *(r for r in records if r.exists())])
 
 
 def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison, method: str | None = None, *,
@@ -292,9 +286,14 @@ def write_selection_files(path: str | Path, table: ScoreTable, comparison: Compa
     ``workers`` threads): a caller whose record waits on work in another thread (``jecs select``'s table
     checks) formats the CSV meanwhile. If ``record()`` raises, neither file is written. The conformal
     p-values are k / (m + 1): their texts are formatted once for every p-value column."""
+    check_pair(table, comparison)
     path, side = check_selection_paths(path, inputs=[table.source])
     columns = selection_columns(table, comparison, method)
     data = spreadsheet_safe_columns(columns) if spreadsheet_safe_cells else columns
     write_files_atomic({path: lambda temp: write_columns(data, temp, workers=workers, denominator=table.m + 1),
                         side: lambda temp: temp.write_text(sidecar_text(record()), encoding="utf-8")})
     return path, side
+
+
+__all__ = ["RESULT_COLUMNS", "check_selection_paths", "rule_warnings", "selection_columns", "selection_frame", "selection_metadata",
+           "selection_warnings", "sidecar_path", "sidecar_text", "write_selection", "write_selection_files"]
