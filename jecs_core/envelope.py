@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._validation import check_knn, check_lambda, check_lambda_grid, check_probability_vector
+from ._validation import check_knn, check_lambda, check_lambda_grid, check_positive_int, check_probability_vector
 
 if TYPE_CHECKING:  # pandas only for to_frame: the rules import this module on their first call
     import pandas as pd
@@ -39,7 +39,7 @@ def default_knn(m_tail: int) -> int:
     Parameters
     ----------
     m_tail : int
-        Size ``m_R`` of the right tail (at least 1).
+        Size ``m_R`` of the right tail, an integer at least 1 (booleans and ``2.5`` are refused).
 
     Returns
     -------
@@ -51,8 +51,7 @@ def default_knn(m_tail: int) -> int:
     >>> default_knn(1), default_knn(10), default_knn(100)
     (1, 4, 10)
     """
-    if m_tail < 1:
-        raise ValueError(f"m_tail must be >= 1, got {m_tail}")
+    m_tail = check_positive_int(m_tail, "m_tail")
     return int(min(max(math.ceil(math.sqrt(m_tail)), 1), m_tail))
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_fraction as shared_check_fraction
+from .._validation import check_positive_int, check_seed
 
 DEFAULT_DRAW_FRACTION = 0.8
 
@@ -107,8 +108,10 @@ class DrawPlan:
 
 def draw_plan(n_calibration: int, n_test: int, *, reps: int, fraction: float = DEFAULT_DRAW_FRACTION,
               seed: int | None = 0) -> DrawPlan:
-    """A :class:`DrawPlan`; ``seed=None`` draws fresh entropy (kept in ``.seed``)."""
-    return DrawPlan(n_calibration, n_test, reps, fraction, int(np.random.SeedSequence(seed).entropy))
+    """A :class:`DrawPlan`; ``seed=None`` draws fresh entropy (kept in ``.seed``). Arguments as in :func:`draw_subsamples`."""
+    sizes = [check_positive_int(size, name) for size, name in ((n_calibration, "n_calibration"), (n_test, "n_test"))]
+    reps, fraction = check_positive_int(reps, "reps"), check_fraction(fraction, "fraction")
+    return DrawPlan(*sizes, reps, fraction, int(np.random.SeedSequence(check_seed(seed)).entropy))
 
 
 def draw_subsamples(n_calibration: int, n_test: int, *, reps: int, fraction: float = DEFAULT_DRAW_FRACTION,
@@ -118,13 +121,13 @@ def draw_subsamples(n_calibration: int, n_test: int, *, reps: int, fraction: flo
     Parameters
     ----------
     n_calibration, n_test : int
-        Sizes of the full calibration and test sets.
+        Sizes of the full calibration and test sets (at least 1).
     reps : int
-        Number of repetitions.
+        Number of repetitions (at least 1).
     fraction : float
         Share of each set drawn per repetition, in (0, 1] (the paper uses 0.8).
     seed : int or None
-        Seed of the draws; ``None`` draws fresh entropy (recorded in the result).
+        Seed of the draws, a non-negative integer; ``None`` draws fresh entropy (recorded in the result).
 
     Returns
     -------

@@ -77,6 +77,11 @@ def format_evaluation(evaluation, *, source: str | None = None, digits: int = 3)
     >>> text.splitlines()[0]
     'input: paper'
     """
+    from .montecarlo import Evaluation  # loaded already where an evaluation was made
+
+    if not isinstance(evaluation, Evaluation):
+        raise TypeError(f"evaluation must be an Evaluation (what jecs_core.evaluate.evaluate returns), "
+                        f"got {type(evaluation).__name__}")
     ev = evaluation
     lines = []
     if source:
@@ -94,6 +99,20 @@ def format_evaluation(evaluation, *, source: str | None = None, digits: int = 3)
     return "\n".join(lines)
 
 
+_SWEEP_COLUMNS = ("parameter", "setting", "method", "alpha", "gcp", "gcp_se", "power", "power_se", "over_target", "reps")
+
+
+def _check_sweep(frame) -> None:
+    """``frame`` is a sweep's result: a DataFrame with rows and the sweep columns."""
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a pandas.DataFrame from a sweep (sweep_lambda, ...), got {type(frame).__name__}")
+    missing = [c for c in _SWEEP_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(f"frame must be a sweep's result (sweep_lambda, sweep_knn, sweep_k or sweep_rho); it lacks the columns {missing}")
+    if frame.empty:
+        raise ValueError("frame must hold at least one row of a sweep, got an empty frame")
+
+
 def format_sweep(frame: pd.DataFrame, *, digits: int = 3) -> str:
     """A sweep frame as text: one block per alpha, rows setting x method, GCP and power columns.
 
@@ -109,6 +128,7 @@ def format_sweep(frame: pd.DataFrame, *, digits: int = 3) -> str:
     str
         The tables, lines joined by newlines (what ``jecs sweep`` prints).
     """
+    _check_sweep(frame)
     parameter = frame["parameter"].iloc[0]
     methods = _method_order(frame)
     settings = list(dict.fromkeys(frame["setting"]))

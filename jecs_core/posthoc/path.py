@@ -43,6 +43,20 @@ class PostHocPath:
                 values.setflags(write=False)
 
 
+def _check_levels(alphas) -> np.ndarray:
+    """``alphas`` (one level or a 1-D sequence) as a new float array, each level checked as alpha is
+    (text, booleans and ``None`` refused, not read as numbers)."""
+    try:
+        shape = np.shape(alphas)
+    except ValueError:  # rows of different lengths
+        shape = None
+    if shape is None or len(shape) > 1:
+        got = "rows of different lengths" if shape is None else f"shape {shape}"
+        raise ValueError(f"alphas must be a 1-D sequence of numbers in (0, 1), got {got}")
+    levels = [alphas] if not shape else list(alphas)
+    return np.array([check_alpha(level, "alphas") for level in levels], dtype=float)  # a copy: the path keeps it read-only
+
+
 def post_hoc_path(pvalues, alphas, *, method: str | None = None, delta: float = 0.1,
                   calibration_size: int | None = None, **options) -> PostHocPath:
     """The post-hoc bound for every alpha of a registered rule, from one alpha-free fit.
@@ -77,11 +91,7 @@ def post_hoc_path(pvalues, alphas, *, method: str | None = None, delta: float = 
     ([81, 81, 83], [1, 1, 3])
     """
     delta = check_delta(delta)
-    levels = np.atleast_1d(np.array(alphas, dtype=float))  # a copy: the path keeps it read-only
-    if levels.ndim != 1:
-        raise ValueError(f"alphas must be a 1-D sequence of numbers in (0, 1), got shape {levels.shape}")
-    for level in levels:
-        check_alpha(float(level), "alphas")
+    levels = _check_levels(alphas)
     rule = get_rule(method)
     matrix = check_pvalue_matrix(pvalues)
     prepared = rule.prepare(matrix, **options)

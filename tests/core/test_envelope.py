@@ -38,8 +38,16 @@ def test_formulas_by_hand():
 
 def test_default_knn():
     assert [default_knn(m) for m in (1, 2, 4, 5, 143, 10_000)] == [1, 2, 2, 3, 12, 100]
+    assert default_knn(np.int64(100)) == 10
     with pytest.raises(ValueError):
         default_knn(0)
+
+
+@given(st.one_of(st.floats().filter(lambda v: not float(v).is_integer()), st.sampled_from([math.inf, -math.inf, 0, -3]),
+                 st.text(max_size=3), st.booleans(), st.none(), st.just(4.0)))
+def test_default_knn_takes_only_an_integer_at_least_one(m_tail):
+    with pytest.raises(ValueError, match=r"^m_tail must be an integer >= 1, got "):
+        default_knn(m_tail)
 
 
 @given(pmax_arrays, lambdas)

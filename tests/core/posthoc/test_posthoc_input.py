@@ -62,6 +62,21 @@ def test_path_refuses_bad_alphas_and_unknown_methods():
         post_hoc_path(P, [0.1], method="nope")
 
 
+@pytest.mark.parametrize("alphas", ["0.1", ["0.1"], None, [None], [True], np.array([True]), [0.1, "0.2"], {"a": 0.1}])
+def test_path_refuses_alphas_that_are_no_numbers(alphas):
+    with pytest.raises(ValueError, match=r"^alphas must be a number in \(0, 1\), got "):
+        post_hoc_path(P, alphas)
+
+
+def test_path_takes_one_level_or_a_sequence_of_numbers():
+    one = post_hoc_path(P, 0.2)
+    assert one.alphas.tolist() == [0.2]
+    for same in ([0.2], (0.2,), np.array([0.2]), [np.float32(0.2)], np.float64(0.2)):
+        assert post_hoc_path(P, same).n_selected.tolist() == one.n_selected.tolist()
+    with pytest.raises(ValueError, match=r"^alphas must be a 1-D sequence of numbers in \(0, 1\), got rows of different"):
+        post_hoc_path(P, [[0.1], [0.2, 0.3]])
+
+
 def test_accepts_a_max_p_vector_and_an_empty_set():
     assert post_hoc_bound(P.max(axis=1), np.zeros(3, dtype=bool)) == 0
     assert post_hoc_bound(P, MASK) == post_hoc_bound(P.max(axis=1), MASK)
