@@ -122,6 +122,28 @@ def check_pvalue_matrix(values, name: str = "pvalues") -> np.ndarray:
     return arr
 
 
+def check_bool(value, name: str) -> bool:
+    """``value`` as a bool: ``True`` or ``False`` (numpy's too); a truthy ``"false"`` or ``1`` is refused."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_names(names, name: str) -> tuple:
+    """``names`` as a tuple of distinct names; one string is refused (it is not split into characters)."""
+    if isinstance(names, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of names (pass a list of names), got the string {names!r}")
+    try:
+        values = tuple(names)
+        distinct = len(set(values)) == len(values)
+    except TypeError:  # not iterable, or names that are no names (lists)
+        raise TypeError(f"{name} must be a sequence of names, got {names!r}") from None
+    if not distinct:
+        repeated = sorted({str(v) for v in values if values.count(v) > 1})
+        raise ValueError(f"{name} must be distinct names, got {repeated} more than once")
+    return values
+
+
 def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
     """Return ``value`` as an int, or raise if it is not an integer >= ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ._rows import row_max
 from ._shared_max_p import shared_p_max, sharing_max_p
-from ._validation import check_alpha, check_mask, check_pvalue_matrix, frozen
+from ._validation import check_alpha, check_mask, check_names, check_pvalue_matrix, frozen
 from .conformal import table_pvalues
 from .data import ScoreTable
 from .envelope import DEFAULT_LAMBDA_GRID
@@ -38,7 +38,7 @@ class Comparison:
         One result per method run, in registry order; also reachable as attributes
         (``comparison.jmcs``) and through :meth:`result`.
     contaminated : numpy.ndarray of bool or None
-        Test items that are members of some model, when labels are known.
+        Test items that are members of some model, when labels are known (a read-only copy).
     """
 
     alpha: float
@@ -50,6 +50,8 @@ class Comparison:
     def __post_init__(self):
         # The results as passed, behind a read-only view: the summary and the export read them.
         object.__setattr__(self, "results", MappingProxyType(dict(self.results)))
+        if self.contaminated is not None:  # a read-only copy: the caller's array may change after
+            object.__setattr__(self, "contaminated", frozen(np.asarray(self.contaminated)))
 
     def __getattr__(self, name: str):
         # Only reached when normal lookup fails: expose each method's result by name.
@@ -144,7 +146,9 @@ def compare_pvalues(
     lam, knn, lambda_grid
         Shared options; each rule receives the ones it takes.
     models : sequence of str, optional
+        Distinct names, one per column (a list; one string is refused, not split into characters).
     contaminated : array_like of bool, optional
+        Whether each item is a member of some model; the comparison keeps a read-only copy.
     fits : mapping, optional
         Alpha-free fits (``Rule.prepare``) to reuse, keyed by method; the dashboard
         passes them while the user drags alpha.
@@ -171,7 +175,7 @@ def compare_pvalues(
     p = p if shared_p_max(p) is not None else frozen(p)
     alpha = check_alpha(alpha)
     names = _check_methods(methods)
-    models = tuple(models) if models is not None else tuple(f"m{k}" for k in range(p.shape[1]))
+    models = check_names(models, "models") if models is not None else tuple(f"m{k}" for k in range(p.shape[1]))
     if len(models) != p.shape[1]:
         raise ValueError(f"models has {len(models)} names but pvalues has {p.shape[1]} columns")
     con = None if contaminated is None else check_mask(contaminated, p.shape[0], "contaminated")
@@ -253,6 +257,9 @@ def compare_methods(
     """
     pvalues = table_pvalues(table, rng=rng, covariates=covariates, shift_method=shift_method)
     pvalues.setflags(write=False)  # ours alone: the comparison keeps it without a copy
+    contaminated = table.contaminated
+    if contaminated is not None:
+        contaminated.setflags(write=False)  # made here, so kept without a copy too
     return compare_pvalues(
         pvalues,
         alpha=alpha,
@@ -261,7 +268,7 @@ def compare_methods(
         knn=knn,
         lambda_grid=lambda_grid,
         models=table.models,
-        contaminated=table.contaminated,
+        contaminated=contaminated,
         **options,
     )
 

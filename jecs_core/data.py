@@ -22,7 +22,8 @@ from ._csv_chunks import read_clean_wide_csv
 from ._csv_rows import sheet_rows
 from ._long import detect_layout
 from ._rows import row_any
-from ._table_blocks import settle_blocks
+from ._table_blocks import model_indices, settle_blocks
+from ._validation import check_bool
 from .contract import (
     COVARIATE_PREFIX,
     MEMBER_PREFIX,
@@ -109,13 +110,9 @@ class ScoreTable:
         return calibration_warnings(self.m, self.n, alpha)
 
     def subset_models(self, models) -> ScoreTable:
-        """The same table restricted to ``models`` (names, in the given order)."""
-        models = list(models)
-        unknown = [m for m in models if m not in self.models]
-        if unknown:
-            raise ValueError(f"models {unknown} are not in this table (it has {list(self.models)})")
-        idx = [self.models.index(m) for m in models]
-        return replace(self, models=tuple(models), calibration=self.calibration[:, idx], test=self.test[:, idx],
+        """The same table restricted to ``models`` (distinct names, in the given order; a list, not one string)."""
+        models, idx = model_indices(tuple(self.models), models)
+        return replace(self, models=models, calibration=self.calibration[:, idx], test=self.test[:, idx],
                        test_members=None if self.test_members is None else self.test_members[:, idx])
 
     def to_frame(self) -> pd.DataFrame:
@@ -186,6 +183,7 @@ def table_from_frame(
     >>> table.n, table.m, table.K, table.models
     (2, 3, 2, ('a', 'b'))
     """
+    lower_is_member = check_bool(lower_is_member, "lower_is_member")
     checked, problems = check_frame(frame, source=source, layout=layout, from_file=from_file)
     if problems:
         raise ScoreTableError(problems[0], problems)
@@ -204,7 +202,7 @@ def table_from_frame(
         test_extra=extra.loc[is_test].reset_index(drop=True),
         source=source,
         source_sha256=source_sha256,
-        flipped=bool(lower_is_member),
+        flipped=lower_is_member,
         covariate_names=checked.covariate_names,
         covariates=checked.covariates[is_test],
         calibration_covariates=checked.covariates[is_cal],
@@ -248,6 +246,7 @@ def load_scores(path: str | Path, *, layout: str = "auto", lower_is_member: bool
     >>> table.n, table.m, table.models
     (1, 2, ('a',))
     """
+    lower_is_member = check_bool(lower_is_member, "lower_is_member")
     # The file is hashed beside the parse (hashlib releases the GIL); only a regular file (a FIFO
     # would block the hash): read_table refuses anything else with its own message.
     with ThreadPoolExecutor(max_workers=1) as beside:
@@ -285,6 +284,7 @@ def load_scores_bytes(data: bytes, name: str, *, layout: str = "auto", lower_is_
     >>> table.n, table.m, table.K
     (1, 1, 1)
     """
+    lower_is_member = check_bool(lower_is_member, "lower_is_member")
     report = progress or (lambda step: None)
     report(f"Reading {name} ({len(data) / 1e6:,.1f} MB)…")
     frame = read_table_bytes(data, name, text_columns=lambda header: read_as_written(header, layout))
