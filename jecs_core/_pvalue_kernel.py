@@ -73,10 +73,13 @@ def _same_columns(test_scores, calibration_scores):
     test_names, cal_names = names[0](), names[1]()
     if test_names == cal_names:
         return calibration_scores
-    if sorted(map(str, test_names)) != sorted(map(str, cal_names)) or len(set(cal_names)) != len(cal_names):
-        raise ValueError(f"test_scores and calibration_scores must have the same model columns, got {test_names} "
-                         f"and {cal_names}")
-    return calibration_scores[test_names]
+    # Matched by the names as text: 0 and "0" (a CSV's header against a frame built in memory) are one model.
+    by_name = {str(c): c for c in cal_names}
+    if (sorted(map(str, test_names)) != sorted(by_name) or len(by_name) != len(cal_names)
+            or len(set(map(str, test_names))) != len(test_names)):
+        raise ValueError(f"test_scores and calibration_scores must have the same model columns, each once, got "
+                         f"{test_names} and {cal_names}")
+    return calibration_scores[[by_name[str(name)] for name in test_names]]
 
 
 def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generator | None = None) -> np.ndarray:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._step_up import last_pass, step_up_rank
-from ._validation import check_alpha, check_fraction, check_probability_vector
+from ._validation import check_alpha, check_fraction, check_probability_vector, real_array
 
 
 @dataclass(frozen=True)
@@ -130,9 +130,10 @@ def storey_bh(pvalues, *, alpha: float, pi0: float = 1.0, sorted_values: np.ndar
     if sorted_values is None:
         ordered = np.sort(values)
     else:  # a wrong one would give a wrong selection in silence: its shape, ends and order are checked
-        ordered = np.asarray(sorted_values, dtype=float)
+        ordered = real_array(sorted_values, "sorted_values")
+        # ">=" is False beside a NaN, so a NaN anywhere fails the order check too.
         if ordered.shape != values.shape or (n and (ordered[0] != values.min() or ordered[-1] != values.max()
-                                                    or bool((ordered[1:] < ordered[:-1]).any()))):
+                                                    or not bool((ordered[1:] >= ordered[:-1]).all()))):
             raise ValueError("sorted_values must be numpy.sort(pvalues)")
     return storey_bh_presorted(values, ordered, alpha=alpha, pi0=pi0)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -254,3 +255,13 @@ def test_float32_tables_on_every_path(monkeypatch, n, m, k):
     np.testing.assert_array_equal(p, conformal_pvalues(test.astype(float), cal.astype(float)))
     ref = (1 + np.array([np.searchsorted(np.sort(cal[:, j]), test[:, j], side="right") for j in range(k)]).T) / (m + 1)
     np.testing.assert_array_equal(p, ref)
+
+
+def test_frames_whose_column_names_match_as_text_are_matched_by_name():
+    rng = np.random.default_rng(8)
+    test = pd.DataFrame(rng.normal(size=(6, 2)), columns=[0, 1])
+    cal = pd.DataFrame(rng.normal(size=(9, 2)), columns=["1", "0"])
+    np.testing.assert_array_equal(conformal_pvalues(test, cal),
+                                  conformal_pvalues(test.to_numpy(), cal[["0", "1"]].to_numpy()))
+    with pytest.raises(ValueError, match="same model columns, each once"):
+        conformal_pvalues(test, pd.DataFrame(np.zeros((3, 2)), columns=["0", 0]))

@@ -184,3 +184,13 @@ def test_step_up_on_a_slow_descent_and_on_exact_crossings():
     above = np.nextafter(on_line, 1.0)
     above[:50] = on_line[:50]
     assert step_up_sorted(above, alpha, 1.0) == _step_up_scan(above, alpha, 1.0) == 50
+
+
+@pytest.mark.parametrize("given", ["abc", [0.1, "x"], "nan-inside"])
+def test_a_sort_that_is_not_numbers_or_holds_nan_is_refused_naming_it(given):
+    p = np.random.default_rng(3).uniform(size=12)
+    if given == "nan-inside":
+        given = np.sort(p)
+        given[5] = np.nan
+    with pytest.raises(ValueError, match="^sorted_values must be"):
+        storey_bh(p, alpha=0.1, sorted_values=given)
