@@ -158,8 +158,9 @@ def rule_warnings(table: ScoreTable, comparison: Comparison) -> list[str]:
             found.append(f"warning: {label}: the cut-off on its transformed scale is {result.threshold:.4g} > 1, "
                          "so the step-up passes every item below it; its pi0 estimate is small")
         if table.n and result.n_selected == table.n:
-            found.append(f"warning: {label}: selects every test item (n = {table.n}); check that calibration rows are "
-                         "members and that larger scores mean member (else --lower-is-member)")
+            found.append(f"warning: {label}: selects every test item (n = {table.n}), dropping none at alpha = "
+                         f"{comparison.alpha:g}; at a large alpha that can be right, else check that calibration rows "
+                         "are members and that larger scores mean member (else --lower-is-member)")
     return found
 
 

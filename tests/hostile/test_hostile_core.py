@@ -265,7 +265,8 @@ def test_selecting_everything_is_warned(tmp_path, capsys):
     frame.to_csv(path, index=False)
     code, _, err = _run(capsys, "select", path)
     assert code == 0
-    assert "warning: Union (invalid baseline): selects every test item (n = 100); check that calibration rows are members" in err
+    assert ("warning: Union (invalid baseline): selects every test item (n = 100), dropping none at alpha = 0.1; at a "
+            "large alpha that can be right, else check that calibration rows are members") in err
     assert all(line.startswith("jecs select: warning: ") for line in err.splitlines())
 
 
