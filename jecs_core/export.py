@@ -58,8 +58,9 @@ def _result_columns(comparison: Comparison, names) -> dict[str, np.ndarray]:
 def selection_frame(table: ScoreTable, comparison: Comparison, method: str | None = None) -> pd.DataFrame:
     """Every test item with its selection, p-values, labels and carried columns (see the module docstring).
 
-    ``method=None`` is :data:`jecs_core.DEFAULT_METHOD`; ``"all"`` adds one ``selected_<method>``
-    column per rule in ``comparison`` (``selected`` is then the default rule's).
+    ``method=None`` is :data:`jecs_core.DEFAULT_METHOD` when ``comparison`` ran it, else its first rule;
+    ``"all"`` adds one ``selected_<method>`` column per rule in ``comparison`` (``selected`` is then that
+    same rule's).
 
     Parameters
     ----------
@@ -68,7 +69,8 @@ def selection_frame(table: ScoreTable, comparison: Comparison, method: str | Non
     comparison : Comparison
         What :func:`jecs_core.compare_methods` returned.
     method : str, optional
-        The rule to export; default :data:`jecs_core.DEFAULT_METHOD`, ``"all"`` for every rule.
+        The rule to export; default :data:`jecs_core.DEFAULT_METHOD` (or the comparison's first rule when
+        it did not run the default), ``"all"`` for every rule.
 
     Returns
     -------
@@ -182,7 +184,8 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
     comparison : Comparison
         What :func:`jecs_core.compare_methods` returned.
     method : str, optional
-        The rule to export; default :data:`jecs_core.DEFAULT_METHOD`, ``"all"`` for every rule.
+        The rule to export; default :data:`jecs_core.DEFAULT_METHOD` (or the comparison's first rule when
+        it did not run the default), ``"all"`` for every rule.
     options, warnings, spreadsheet_safe_cells, diagnostics, post_hoc_delta, post_hoc
         As described above.
 
@@ -251,7 +254,8 @@ def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison,
     comparison : Comparison
         What :func:`jecs_core.compare_methods` returned.
     method : str, optional
-        The rule to export; default :data:`jecs_core.DEFAULT_METHOD`, ``"all"`` for every rule.
+        The rule to export; default :data:`jecs_core.DEFAULT_METHOD` (or the comparison's first rule when
+        it did not run the default), ``"all"`` for every rule.
     spreadsheet_safe_cells, options, warnings, diagnostics, post_hoc_delta
         As in :func:`selection_metadata`.
 
