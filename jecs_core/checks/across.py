@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .duplicates import TEXT_COLUMN, row_hashes
+from .duplicates import TEXT_COLUMN, normalised, normalised_test_texts, row_hashes
 
 # Scores count as continuous when this share of a model's calibration scores (a sample) are distinct.
 DISTINCT_SHARE = 0.99
@@ -47,11 +47,10 @@ class CalibrationCopies:
         return {"rows": self.rows, "text_rows": self.text_rows, "score_rows": self.score_rows}
 
 
-def _folded(texts) -> pd.Series:
-    series = pd.Series(texts, dtype=object)
-    present = series.notna()
-    out = series[present].astype(str).str.split().str.join(" ").str.casefold()
-    return out[out != ""]
+def _folded(texts: pd.Series) -> pd.Series:
+    """Normalised texts (:func:`normalised_test_texts`) with letter case folded; missing ones left out."""
+    present = texts.dropna()
+    return present.str.casefold()
 
 
 def _continuous(calibration: np.ndarray) -> bool:
@@ -99,8 +98,8 @@ def calibration_copies(table, *, text_column: str = TEXT_COLUMN) -> CalibrationC
     hits = np.empty(0, dtype=np.intp)  # test rows, sorted
     text_rows = None
     if text_column in table.test_extra.columns and text_column in table.calibration_extra.columns:
-        test_texts = _folded(table.test_extra[text_column].to_numpy())
-        found = test_texts.isin(set(_folded(table.calibration_extra[text_column].to_numpy())))
+        test_texts = _folded(normalised_test_texts(table, text_column))
+        found = test_texts.isin(set(_folded(normalised(table.calibration_extra[text_column].to_numpy()))))
         hits = test_texts.index.to_numpy()[found.to_numpy()]
         text_rows = int(hits.size)
     score_rows = None

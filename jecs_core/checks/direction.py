@@ -114,23 +114,22 @@ class DirectionCheck:
         other = "larger" if self.flipped else "lower"
         rescaled = [] if self.splits is None else [m for m in self.reversed_models if m in self.splits.rescaled_models]
         some = len(self.reversed_models) < len(self.models)
-        columns = ", ".join(repr(f"score_{m}") for m in self.reversed_models)
-        if rescaled:
-            advice = (f"but the two splits' scores of {', '.join(rescaled)} also differ in spread "
-                      f"({self.splits.spread_text(rescaled)}), which alone can put the test items above the members: if "
-                      "one split was scored by another model, score or run, or rescaled, fix that instead of the "
-                      "direction")
-        elif self.flipped and some:
-            others = ", ".join(repr(f"score_{m}") for m in self.models if m not in self.reversed_models)
-            advice = (f"{UNDO_ADVICE}; if lower scores mean member for the other models only, leave that option out and "
-                      f"negate {others} in the file instead")
+        if self.flipped and some:
+            others = ", ".join(m for m in self.models if m not in self.reversed_models)
+            advice = (f"{UNDO_ADVICE}; if lower scores mean member for {others} only, leave that option out and "
+                      f"negate the scores of {others} in the file instead")
         elif self.flipped:
             advice = UNDO_ADVICE
         elif some:
-            advice = (f"if lower scores mean member for {', '.join(self.reversed_models)} only, negate {columns} in "
-                      f"the file (--lower-is-member turns every model); if for every model, {SWITCH_ADVICE}")
+            named = ", ".join(self.reversed_models)
+            advice = (f"if lower scores mean member for {named} only, negate the scores of {named} in the file "
+                      f"(--lower-is-member turns every model); if for every model, {SWITCH_ADVICE}")
         else:
             advice = f"if lower scores mean member, {SWITCH_ADVICE}"
+        if rescaled:  # a second cause: a loss column's members are packed tightly too, so it does not replace the first
+            advice += (f"; the two splits' scores of {', '.join(rescaled)} also differ in spread "
+                       f"({self.splits.spread_text(rescaled)}): if one split was scored by another model, score or "
+                       "run, or rescaled, fix that first")
         return [f"warning: scores may run the other way ({other} = member) for {len(self.reversed_models)} of "
                 f"{len(self.models)} model(s): test items score above the calibration members (share of pairs "
                 f"with the test item higher: {aucs}; 1/2 or below is expected), and {self.share_pmax_high:.0%} of "

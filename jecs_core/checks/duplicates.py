@@ -8,6 +8,8 @@ when a cluster is contaminated, the realized contamination rate can exceed alpha
 
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -131,7 +133,7 @@ def row_labels(values: np.ndarray) -> np.ndarray:
     return np.unique(values, axis=0, return_inverse=True)[1].ravel()
 
 
-def _normalised(texts) -> pd.Series:
+def normalised(texts) -> pd.Series:
     """Texts with runs of white space made one space; a missing or blank text becomes ``None``."""
     series = pd.Series(texts, dtype=object)
     present = series.notna().to_numpy()
@@ -139,6 +141,28 @@ def _normalised(texts) -> pd.Series:
     out = pd.Series(None, index=series.index, dtype=object)
     out[present] = joined.where(joined != "", None).to_numpy(dtype=object)
     return out
+
+
+_SEEN_LOCK = threading.Lock()
+_SEEN: dict[int, tuple] = {}  # id(table) -> (weak reference, column, texts): the last two tables' test texts
+
+
+def normalised_test_texts(table, column: str = TEXT_COLUMN) -> pd.Series:
+    """The test items' texts in ``column`` as :func:`normalised` gives them, once per table.
+
+    The duplicate search and the search for copies of calibration items both read them, and on
+    a million texts the white-space pass takes seconds.
+    """
+    with _SEEN_LOCK:
+        held = _SEEN.get(id(table))
+        if held is not None and held[0]() is table and held[1] == column:
+            return held[2]
+    texts = normalised(table.test_extra[column].to_numpy())
+    with _SEEN_LOCK:
+        while len(_SEEN) >= 2:
+            _SEEN.pop(next(iter(_SEEN)))
+        _SEEN[id(table)] = (weakref.ref(table), column, texts)
+    return texts
 
 
 def _text_labels(texts: pd.Series) -> np.ndarray:
@@ -204,7 +228,7 @@ def near_duplicate_pairs(texts) -> tuple[np.ndarray, np.ndarray]:
 
     Needs ``datasketch`` (the ``text`` extra): ``ImportError`` without it.
     """
-    return _near_edges(_normalised(texts))
+    return _near_edges(normalised(texts))
 
 
 def _components(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
@@ -248,7 +272,7 @@ def find_duplicates(table, *, text_column: str = TEXT_COLUMN, near: bool = True,
     edges_src, edges_dst = [src], [dst]
     text_groups = text_rows = near_groups = near_rows = 0
     if text_column in table.test_extra.columns and n:
-        texts = _normalised(table.test_extra[text_column].to_numpy())
+        texts = normalised_test_texts(table, text_column)
         exact = _text_labels(texts)
         text_groups, text_rows, src, dst = _groups(exact)
         edges_src.append(src)

@@ -4,18 +4,21 @@ Conformal p-values compare each test score with the calibration members' scores 
 two splits must come from the same model, score and run. Two signs that they do not, neither of
 which needs labels:
 
-* **Test items above every calibration member.** A test member scores like a calibration member,
-  so it lands above all m of them with chance 1/(m+1); a non-member scores lower. A share many
-  times 1/(m+1) (``ABOVE_FACTOR``) means the splits are not alike: another run or score, a
-  rescaled split, or scores that run the other way. Those items get p-value 1 and are never
-  selected. (How far above 1/(m+1) chance can take it: the calibration maximum is itself random,
-  and the share exceeds c/(m+1) with chance about e^-c when every test item is a member.)
+* **Test items above every calibration member, and spreads far apart.** A test member scored like
+  a calibration member lands above all m of them with chance 1/(m+1); a non-member scores lower. A
+  share many times 1/(m+1) (``ABOVE_FACTOR``; the calibration maximum is itself random, and the
+  share exceeds c/(m+1) with chance about e^-c when every test item is a member) has an honest
+  cause too: test items memorised far more than the known members. So it is named only together
+  with spreads (interquartile ranges) that differ more than ``SCALE_RATIO`` times, as a split
+  rescaled to percent (100x) or scored another way does. Those items get p-value 1 and are never
+  selected.
 * **One value over a whole split** (missing scores filled in with 0, say): the model gives every
   test item one p-value and the selection cannot reflect what it saw.
 
-The ratio of the splits' spreads (interquartile ranges) is reported beside them as a hint: a split
-rescaled to percent differs 100x. It is not a warning on its own: a mix of non-members and tightly
-scored members can differ 10x or more in an honest table.
+The spread ratio alone is no warning: a mix of non-members and tightly scored members (a loss
+column) can differ 10x or more in an honest table. What no check can see: a split scored on
+another scale that puts the calibration members above every test item looks like a perfect
+detector on a clean benchmark.
 """
 
 from __future__ import annotations
@@ -44,7 +47,8 @@ class SplitCheck:
     m : int
         Calibration rows (1/(m+1) is the share a test member has).
     unlike_models : tuple of str
-        Models whose ``above_all`` is at least ``ABOVE_FACTOR``/(m+1) and ``ABOVE_MIN_ITEMS`` items.
+        Models whose ``above_all`` is at least ``ABOVE_FACTOR``/(m+1) and ``ABOVE_MIN_ITEMS`` items, and
+        whose spreads differ more than ``SCALE_RATIO`` times (either way).
     constant : tuple of (str, str, float or None, float or None)
         ``(model, split, test value, calibration value)`` for a model whose scores are one value over
         the test split, the calibration split, or ``"both"`` (None for a split that varies).
@@ -75,32 +79,28 @@ class SplitCheck:
         if not named:
             return []
         shares = ", ".join(f"{m} {s:.1%}" for m, s in zip(self.models, self.above_all) if m in named)
-        rescaled = [m for m in named if m in self.rescaled_models]
-        hint = (f"; their spreads differ too (test over calibration: {self.spread_text(rescaled)}), as a rescaled "
-                "split's would" if rescaled else "")
-        return [f"warning: test items score above every calibration member for {len(named)} of {len(self.models)} "
-                f"model(s) ({shares}; a test member does so with chance 1/(m+1) = {1 / (self.m + 1):.2%}, a "
-                f"non-member less often){hint}: were both splits scored by the same model, score and run, and do "
-                "larger scores mean member? Those items get p-value 1 and no rule selects them"]
+        return [f"warning: the test and calibration scores look unlike for {len(named)} of {len(self.models)} "
+                f"model(s): test items score above every calibration member ({shares}; a test member does so with "
+                f"chance 1/(m+1) = {1 / (self.m + 1):.2%}, a non-member less often) and the splits' spreads differ "
+                f"(test over calibration: {self.spread_text(named)}), as a rescaled split's would: were both splits "
+                "scored by the same model, score and run, and do larger scores mean member? Those items get p-value "
+                "1 and no rule selects them"]
 
     def _constant_lines(self) -> list[str]:
         found = []
         for model, where, test_value, cal_value in self.constant:
-            column = repr(f"score_{model}")
             if where == "both" and test_value == cal_value:
-                found.append(f"warning: model {model}: every score in {column} is {test_value!r}, so it cannot tell "
-                             "members from non-members and every max-p rule selects nothing; score its items or leave "
-                             "the model out")
+                found.append(f"warning: model {model}: every score is {test_value!r}, so it cannot tell members from "
+                             "non-members and every max-p rule selects nothing; score its items or leave the model out")
             elif where == "both":
-                found.append(f"warning: model {model}: every test score in {column} is {test_value!r} and every "
-                             f"calibration score {cal_value!r}, so it gives every test item one p-value and the "
-                             "selection cannot reflect what it saw; score its items or leave the model out")
+                found.append(f"warning: model {model}: every test score is {test_value!r} and every calibration score "
+                             f"{cal_value!r}, so it gives every test item one p-value and the selection cannot reflect "
+                             "what it saw; score its items or leave the model out")
             else:
                 value, other = (test_value, "calibration") if where == "test" else (cal_value, "test")
-                found.append(f"warning: model {model}: every {where} score in {column} is {value!r} while its {other} "
-                             "scores vary (were missing scores filled in?); the model then gives every test item one "
-                             "p-value and the selection cannot reflect what it saw: score those items or leave the "
-                             "model out")
+                found.append(f"warning: model {model}: every {where} score is {value!r} while its {other} scores vary "
+                             "(were missing scores filled in?); the model then gives every test item one p-value and "
+                             "the selection cannot reflect what it saw: score those items or leave the model out")
         return found
 
     def to_dict(self) -> dict:
@@ -166,8 +166,9 @@ def compare_splits(table, ordered: np.ndarray | None = None) -> SplitCheck:
     above = (table.test > ordered[:, -1]).sum(axis=0)
     constant = _constant(table, ordered)
     one_value = {entry[0] for entry in constant}
-    unlike = tuple(model for model, count in zip(table.models, above)
-                   if model not in one_value and count >= ABOVE_MIN_ITEMS and count / n >= ABOVE_FACTOR / (m + 1))
     ratios = _spread_ratios(table.test, ordered) if n >= 2 and m >= 2 else np.full(K, np.nan)
+    apart = (ratios > SCALE_RATIO) | (ratios < 1 / SCALE_RATIO)  # False for nan
+    unlike = tuple(model for model, count, far in zip(table.models, above, apart) if model not in one_value and far
+                   and count >= ABOVE_MIN_ITEMS and count / n >= ABOVE_FACTOR / (m + 1))
     return SplitCheck(tuple(table.models), tuple(None if np.isnan(r) else float(r) for r in ratios),
                       tuple(float(c / n) for c in above), m, unlike, constant)

@@ -42,14 +42,14 @@ def test_calibration_on_another_scale_is_named_and_the_direction_advice_points_t
     check = score_direction(jc.table_from_frame(_scaled_calibration(frame, 1 / 100)))
     assert check.reversed_models == ("m0", "m1", "m2") and check.splits.rescaled_models == ("m0", "m1", "m2")
     (line,) = check.warnings()  # the reversed models are not named again as lying above every member
-    assert "also differ in spread (m0 " in line and "fix that instead of the direction" in line
-    assert "--lower-is-member" not in line
+    assert "also differ in spread (m0 " in line and "or rescaled, fix that first" in line
+    assert "--lower-is-member" in line  # a loss column's tight members differ in spread too: both causes are named
     # Following the direction advice anyway (lower = member) leaves the splits unlike, and says so.
     flipped = score_direction(jc.table_from_frame(_scaled_calibration(frame, 1 / 100), lower_is_member=True))
     assert flipped.reversed_models == () and flipped.splits.unlike_models == ("m0", "m1", "m2")
     (line,) = flipped.warnings()
-    assert line.startswith("warning: test items score above every calibration member for 3 of 3 model(s)")
-    assert "their spreads differ too" in line and "no rule selects them" in line
+    assert line.startswith("warning: the test and calibration scores look unlike for 3 of 3 model(s)")
+    assert "the splits' spreads differ (test over calibration: m0 " in line and "no rule selects them" in line
 
 
 @settings(max_examples=40, deadline=None)
@@ -96,14 +96,14 @@ def test_a_filled_in_split_and_a_one_value_model_are_named():
     ((model, where, value, other),) = check.splits.constant
     assert (model, where, value, other) == ("m2", "test", 0.0, None)
     (line,) = check.warnings()
-    assert "every test score in 'score_m2' is 0.0 while its calibration scores vary" in line
+    assert "model m2: every test score is 0.0 while its calibration scores vary" in line
     flat = frame.assign(score_m0=5.0)
     (line,) = score_direction(jc.table_from_frame(flat)).warnings()
-    assert "every score in 'score_m0' is 5.0" in line and "every max-p rule selects nothing" in line
+    assert "model m0: every score is 5.0" in line and "every max-p rule selects nothing" in line
     assert jc.select(jc.table_pvalues(jc.table_from_frame(flat)), alpha=0.2).n_selected == 0
     stepped = frame.assign(score_m1=np.where(frame["split"] == "test", 1.0, 2.0))
     (line,) = score_direction(jc.table_from_frame(stepped)).warnings()
-    assert "every test score in 'score_m1' is 1.0 and every calibration score 2.0" in line
+    assert "model m1: every test score is 1.0 and every calibration score 2.0" in line
     cal_only = frame.assign(score_m0=np.where(frame["split"] == "test", frame["score_m0"], 7.0))
     assert score_direction(jc.table_from_frame(cal_only)).splits.constant[0][:2] == ("m0", "calibration")
 
@@ -112,9 +112,31 @@ def test_the_advice_for_some_reversed_models_names_their_columns():
     frame = _frame(np.random.default_rng(3))
     one = frame.assign(score_m1=-frame["score_m1"])
     (line,) = score_direction(jc.table_from_frame(one)).warnings()
-    assert "negate 'score_m1' in the file (--lower-is-member turns every model)" in line
+    assert "negate the scores of m1 in the file (--lower-is-member turns every model)" in line
     (undo,) = score_direction(jc.table_from_frame(one, lower_is_member=True)).warnings()
-    assert "leave that option out and negate 'score_m1' in the file instead" in undo
+    assert "if lower scores mean member for m1 only, leave that option out and negate the scores of m1" in undo
+
+
+def test_a_loss_column_read_the_wrong_way_keeps_the_switch_advice():
+    # Members' losses packed tightly, non-members' spread wide: a spread gap from an honest table.
+    rng = np.random.default_rng(8)
+    frame = pd.DataFrame({"item_id": [f"i{j}" for j in range(400)], "split": ["calibration"] * 100 + ["test"] * 300,
+                          "score_a": np.r_[rng.normal(1, 0.05, 100), rng.normal(3, 1, 300)]})
+    (line,) = score_direction(jc.table_from_frame(frame)).warnings()
+    assert "if lower scores mean member, tick" in line and "--lower-is-member" in line and "differ in spread" in line
+    assert score_direction(jc.table_from_frame(frame, lower_is_member=True)).warnings() == []
+
+
+def test_heavily_memorised_test_items_are_not_called_a_mistake():
+    # Test items scored above every known member because they were memorised far more: contamination, not a slip.
+    rng = np.random.default_rng(9)
+    m, n = 1000, 2000
+    memorised = rng.random(n) < 0.05
+    test = np.where(memorised, rng.normal(8, 1, n), rng.normal(0, 1, n))
+    frame = pd.DataFrame({"item_id": [f"i{j}" for j in range(m + n)], "split": ["calibration"] * m + ["test"] * n,
+                          "score_a": np.r_[rng.normal(3, 1, m), test]})
+    check = score_direction(jc.table_from_frame(frame))
+    assert check.splits.above_all[0] > 20 / (m + 1) and check.warnings() == []
 
 
 def _with_copies(frame, rows, *, shout=True):

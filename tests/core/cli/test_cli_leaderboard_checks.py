@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from jecs_cli import main
@@ -16,7 +15,10 @@ RESULTS = ROOT / "sample_data" / "real" / "wiki_smollm2_exposure_k4_results.csv"
 
 def _stderr_lines(capsys, *argv) -> list[str]:
     assert main(["leaderboard", *map(str, argv)]) == 0
-    return capsys.readouterr().err.splitlines()
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert err == "".join(f"{line}\n" for line in lines) and all(line.startswith("jecs leaderboard: ") for line in lines)
+    return lines
 
 
 def test_a_clean_table_gives_no_data_warning(capsys):
@@ -39,6 +41,5 @@ def test_a_reversed_model_and_copies_of_calibration_items_are_named(tmp_path, ca
     lines = _stderr_lines(capsys, path, "--results", tmp_path / "results.csv", "--alpha", "0.2")
     reversed_lines = [line for line in lines if "may run the other way" in line]
     assert len(reversed_lines) == 1 and reversed_lines[0].startswith("jecs leaderboard: warning: ")
-    assert "negate 'score_ft02' in the file" in reversed_lines[0]
+    assert "negate the scores of ft02 in the file" in reversed_lines[0]
     assert any(line.startswith("jecs leaderboard: warning: 4 test item(s) repeat a calibration item") for line in lines)
-    assert np.all([line.count("\n") == 0 for line in lines])
