@@ -123,10 +123,13 @@ def check_pvalue_matrix(values, name: str = "pvalues") -> np.ndarray:
 
 
 def check_bool(value, name: str) -> bool:
-    """``value`` as a bool: ``True`` or ``False`` (numpy's too); a truthy ``"false"`` or ``1`` is refused."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
+    """``value`` as a bool: ``True`` or ``False`` (numpy's too) or the integers 1 and 0; a truthy ``"false"`` or
+    ``2`` is refused, as reading it as True would flip a result without a word."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)) and value in (0, 1):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, got {value!r}")
 
 
 def check_names(names, name: str) -> tuple:

@@ -50,9 +50,17 @@ def holm(pvalues) -> np.ndarray:
     return out
 
 
+def _count(value, name: str) -> int:
+    """A count as an int: integers, and whole floats as a sum of 0/1 values in a float column gives them."""
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        value = int(value)
+    return check_positive_int(value, name, minimum=0)
+
+
 def mcnemar_exact(a_only: int, b_only: int) -> float:
     """Two-sided exact McNemar p-value from the discordant counts (1.0 when there are none)."""
-    n = check_positive_int(a_only, "a_only", minimum=0) + check_positive_int(b_only, "b_only", minimum=0)
+    a_only, b_only = _count(a_only, "a_only"), _count(b_only, "b_only")
+    n = a_only + b_only
     if n == 0:
         return 1.0
     from scipy import stats  # imported on use: scipy.stats takes most of a second to load

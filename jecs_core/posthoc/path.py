@@ -53,7 +53,8 @@ def _check_levels(alphas) -> np.ndarray:
     if shape is None or len(shape) > 1:
         got = "rows of different lengths" if shape is None else f"shape {shape}"
         raise ValueError(f"alphas must be a 1-D sequence of numbers in (0, 1), got {got}")
-    levels = [alphas] if not shape else list(alphas)
+    # A 0-d array is one level, as numpy's own functions read it.
+    levels = [alphas.item() if isinstance(alphas, np.ndarray) else alphas] if not shape else list(alphas)
     return np.array([check_alpha(level, "alphas") for level in levels], dtype=float)  # a copy: the path keeps it read-only
 
 

@@ -22,8 +22,8 @@ def _table(**fields):
     return jc.ScoreTable(**{**base, **fields})
 
 
-not_a_bool = st.one_of(st.text(max_size=5), st.integers(), st.floats(allow_nan=False), st.none(),
-                       st.lists(st.booleans(), max_size=2))
+not_a_bool = st.one_of(st.text(max_size=5), st.integers().filter(lambda i: i not in (0, 1)),
+                       st.floats(allow_nan=False), st.none(), st.lists(st.booleans(), max_size=2))
 
 
 @settings(max_examples=30, deadline=None)
@@ -38,11 +38,12 @@ def test_lower_is_member_must_be_a_bool_in_every_loader(tmp_path_factory, flag):
             load()
 
 
-def test_lower_is_member_takes_python_and_numpy_bools():
-    for flag in (True, np.bool_(True)):
+def test_lower_is_member_takes_python_and_numpy_bools_and_the_integers_1_and_0():
+    for flag in (True, np.bool_(True), 1, np.int64(1)):
         table = jc.table_from_frame(FRAME, lower_is_member=flag)
         assert table.flipped is True and table.test[0, 0] == -0.5
     assert jc.load_scores_bytes(CSV, "s.csv", lower_is_member=np.False_).flipped is False
+    assert jc.load_scores_bytes(CSV, "s.csv", lower_is_member=np.int8(0)).flipped is False
 
 
 def test_a_hand_built_table_of_lists_is_converted_at_construction():

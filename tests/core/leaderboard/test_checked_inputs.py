@@ -59,6 +59,7 @@ def test_bad_input_is_one_line_naming_the_argument(call, message):
 def test_good_input_gives_what_it_gave_before():
     assert truly_clean_range([1, 1, 1, 0, 0], 1) == (0.5, 0.75) and truly_clean_range([1, 0], np.int64(9)) == (0.0, 1.0)
     assert mcnemar_exact(np.int64(0), 0) == 1.0
+    assert mcnemar_exact(9.0, np.float64(1)) == mcnemar_exact(9, 1) < 0.05  # whole floats: a float column's sums
     np.testing.assert_allclose(holm([0.01, np.nan, 0.03]), [0.02, np.nan, 0.03])
     assert holm([]).shape == (0,)
     low, high = wilson_interval(np.array([0, 3]), np.array([0, 3]))

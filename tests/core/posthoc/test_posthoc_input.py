@@ -71,7 +71,7 @@ def test_path_refuses_alphas_that_are_no_numbers(alphas):
 def test_path_takes_one_level_or_a_sequence_of_numbers():
     one = post_hoc_path(P, 0.2)
     assert one.alphas.tolist() == [0.2]
-    for same in ([0.2], (0.2,), np.array([0.2]), [np.float32(0.2)], np.float64(0.2)):
+    for same in ([0.2], (0.2,), np.array([0.2]), [np.float32(0.2)], np.float64(0.2), np.array(0.2)):
         assert post_hoc_path(P, same).n_selected.tolist() == one.n_selected.tolist()
     with pytest.raises(ValueError, match=r"^alphas must be a 1-D sequence of numbers in \(0, 1\), got rows of different"):
         post_hoc_path(P, [[0.1], [0.2, 0.3]])
