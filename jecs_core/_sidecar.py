@@ -60,36 +60,26 @@ def check_pair(table, comparison) -> None:
                          f"not the table's (n, K) = ({table.n}, {table.K}) test items and models")
 
 
-def plain(value):
-    """``value`` with numpy scalars and arrays as Python numbers and lists (``json.dumps`` takes them)."""
-    if isinstance(value, dict):
-        return {plain(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        items = [plain(v) for v in value]
-        return items if isinstance(value, list) else tuple(items)
-    if isinstance(value, (np.generic, np.ndarray)):
-        return value.tolist()
-    return value
+def plain(value, *, strict: bool = False):
+    """``value`` with numpy scalars and arrays as Python numbers and lists (``json.dumps`` takes them).
 
-
-def _strict(value):
-    """NaN and infinities as ``null`` (strict JSON); numpy scalars as Python numbers."""
+    ``strict``: also NaN and infinities as ``None`` and keys as text, for strict JSON (the sidecar file).
+    """
     if isinstance(value, dict):
-        return {str(k): _strict(v) for k, v in value.items()}
+        return {(str(k) if strict else plain(k)): plain(v, strict=strict) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_strict(v) for v in value]
+        items = [plain(v, strict=strict) for v in value]
+        return items if strict or isinstance(value, list) else tuple(items)
     if isinstance(value, (np.generic, np.ndarray)):
-        value = value.tolist()
-        if isinstance(value, list):
-            return _strict(value)
-    if isinstance(value, float) and not np.isfinite(value):
+        return plain(value.tolist(), strict=strict)
+    if strict and isinstance(value, float) and not np.isfinite(value):
         return None
     return value
 
 
 def sidecar_text(record: dict) -> str:
     """The sidecar JSON as written to disk (strict JSON: NaN/inf as null; the dashboard's download uses the same text)."""
-    return json.dumps(_strict(record), indent=2, allow_nan=False) + "\n"
+    return json.dumps(plain(record, strict=True), indent=2, allow_nan=False) + "\n"
 
 
 def check_selection_paths(path: str | Path, *, inputs=(), what: str = "path") -> tuple[Path, Path]:

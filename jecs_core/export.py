@@ -4,8 +4,8 @@ CSV columns: ``item_id``, ``selected`` (0/1, the chosen rule), ``selected_<metho
 run (with ``method="all"``), ``p_max``, the chosen rule's own per-item values when it has them
 (``p_tilde`` for the paper's JECS), ``p_<model>`` per model, ``member_<model>`` labels, then the
 table's carried columns (``text``, ``x_<name>``, ...). Text cells are spreadsheet-safe by default
-(:func:`jecs_core.io.spreadsheet_safe`). The sidecar records the rule, its guarantee kind, alpha, the options, the
-warnings, the input's hash and the version. Both files or neither are written; no input is overwritten.
+(:func:`jecs_core.io.spreadsheet_safe`). The sidecar records the rule, its guarantee kind, alpha, the options,
+the warnings, the input's hash and the version. Both files or neither are written; no input is overwritten.
 """
 
 from __future__ import annotations
@@ -28,8 +28,7 @@ from .posthoc.fit import check_delta
 from .posthoc.report import post_hoc_record
 from .rules import DEFAULT_METHOD, REGISTRY, Guarantee, get_rule
 
-# Per-item values a rule's result may carry, written when the result has them.
-RESULT_COLUMNS = ("p_tilde",)
+RESULT_COLUMNS = ("p_tilde",)  # per-item values a rule's result may carry, written when it has them
 
 
 def _primary(comparison: Comparison, method: str | None) -> str:
@@ -58,9 +57,7 @@ def _result_columns(comparison: Comparison, names) -> dict[str, np.ndarray]:
 def selection_frame(table: ScoreTable, comparison: Comparison, method: str | None = None) -> pd.DataFrame:
     """Every test item with its selection, p-values, labels and carried columns (see the module docstring).
 
-    ``method=None`` is :data:`jecs_core.DEFAULT_METHOD` when ``comparison`` ran it, else its first rule;
-    ``"all"`` adds one ``selected_<method>`` column per rule in ``comparison`` (``selected`` is then that
-    same rule's).
+    ``"all"`` adds one ``selected_<method>`` column per rule in ``comparison``.
 
     Parameters
     ----------
@@ -69,14 +66,13 @@ def selection_frame(table: ScoreTable, comparison: Comparison, method: str | Non
     comparison : Comparison
         What :func:`jecs_core.compare_methods` returned.
     method : str, optional
-        The rule to export; default :data:`jecs_core.DEFAULT_METHOD` (or the comparison's first rule when
-        it did not run the default), ``"all"`` for every rule.
+        The rule in ``selected``: default :data:`jecs_core.DEFAULT_METHOD` (the comparison's first rule
+        when it did not run it); ``"all"`` keeps that one and adds every rule's column.
 
     Returns
     -------
     pandas.DataFrame
-        One row per test item: ``item_id, selected, p_max``, the rule's own columns, ``p_<model>``,
-        labels and carried columns.
+        One row per test item, in the columns the module docstring lists.
     """
     return pd.DataFrame(selection_columns(table, comparison, method))
 
@@ -114,9 +110,8 @@ def selection_columns(table: ScoreTable, comparison: Comparison, method: str | N
 
 
 def selection_warnings(table: ScoreTable, comparison: Comparison) -> list[str]:
-    """One-line warnings about a selection: a calibration set too small for alpha, scores that may
-    run the other way, duplicated items (:mod:`jecs_core.checks`), a cut-off above 1 on a transformed
-    scale (everything under it passes), a rule selecting every item.
+    """One-line warnings about a selection: a calibration set too small for alpha, the table's checks
+    (:func:`jecs_core.checks.data_warnings`), and the rules' own (:func:`rule_warnings`).
 
     Parameters
     ----------
@@ -184,8 +179,8 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
     comparison : Comparison
         What :func:`jecs_core.compare_methods` returned.
     method : str, optional
-        The rule to export; default :data:`jecs_core.DEFAULT_METHOD` (or the comparison's first rule when
-        it did not run the default), ``"all"`` for every rule.
+        The rule in ``selected``: default :data:`jecs_core.DEFAULT_METHOD` (the comparison's first rule
+        when it did not run it); ``"all"`` keeps that one and adds every rule's column.
     options, warnings, spreadsheet_safe_cells, diagnostics, post_hoc_delta, post_hoc
         As described above.
 
@@ -254,8 +249,8 @@ def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison,
     comparison : Comparison
         What :func:`jecs_core.compare_methods` returned.
     method : str, optional
-        The rule to export; default :data:`jecs_core.DEFAULT_METHOD` (or the comparison's first rule when
-        it did not run the default), ``"all"`` for every rule.
+        The rule in ``selected``: default :data:`jecs_core.DEFAULT_METHOD` (the comparison's first rule
+        when it did not run it); ``"all"`` keeps that one and adds every rule's column.
     spreadsheet_safe_cells, options, warnings, diagnostics, post_hoc_delta
         As in :func:`selection_metadata`.
 
@@ -300,5 +295,6 @@ def write_selection_files(path: str | Path, table: ScoreTable, comparison: Compa
     return path, side
 
 
-__all__ = ["RESULT_COLUMNS", "check_selection_paths", "rule_warnings", "selection_columns", "selection_frame", "selection_metadata",
-           "selection_warnings", "sidecar_path", "sidecar_text", "write_selection", "write_selection_files"]
+__all__ = ["RESULT_COLUMNS", "check_selection_paths", "rule_warnings", "selection_columns", "selection_frame",
+           "selection_metadata", "selection_warnings", "sidecar_path", "sidecar_text", "write_selection",
+           "write_selection_files"]
