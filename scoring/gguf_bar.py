@@ -2,7 +2,7 @@
 
 ``transformers.utils.logging.disable_progress_bar()`` turns off the library's bars, but its
 GGUF loader draws "Converting and de-quantizing GGUF tensors" with a plain ``tqdm``
-(transformers 5.x), so ``jecs score --no-progress`` still printed one.  While a GGUF file loads
+(transformers 5.x), a bar ``jecs score --no-progress`` must not print.  While a GGUF file loads
 with the switch off, that loader's ``tqdm`` is the disabled one transformers' switch gives.
 """
 

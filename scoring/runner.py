@@ -242,13 +242,14 @@ def run_scoring(
 
 def _checked_before_work(sources: list[ModelSource], allow_pickle: bool) -> tuple[str, ...]:
     """Every model's files and architecture, checked so a bad 16th model fails now, not after hours; the notes."""
-    from .architecture import check_architecture, shipped_code_note
+    from .architecture import check_architecture
     from .loading import check_weights
 
+    notes = []
     for source in sources:
         check_weights(source, allow_pickle=allow_pickle)
-        check_architecture(source)
-    return tuple(note for note in map(shipped_code_note, sources) if note)
+        notes.append(check_architecture(source))
+    return tuple(note for note in notes if note)
 
 
 def _as_source(reference) -> ModelSource:

@@ -121,7 +121,7 @@ def _model_rows(values, selected, *, binary, confidence, max_contaminated, rng) 
             ci[k] = np.asarray(wilson_interval(sum_clean[k], n_clean[k], confidence=confidence), dtype=float)
             bound[k] = binary_clean_range(int(sum_clean[k]), int(n_clean[k]), max_contaminated)
             if n_rest[k] == 0 and n_clean[k]:
-                infl[k] = 0.0  # every test item is clean: all and clean are one mean
+                infl[k] = 0.0  # no result outside the clean subset: zero here, NaN below unless every item is clean
             elif n_clean[k]:
                 low, high = newcombe_difference(sum_rest[k], n_rest[k], sum_clean[k], n_clean[k], confidence=confidence)
                 infl[k] = np.array([low, high], dtype=float) * (n_rest[k] / n_all[k])

@@ -19,7 +19,7 @@ import numpy as np
 from ..formats import TABLE_SUFFIXES, content_hint, suffix
 from ..io import check_output_path, write_files_atomic
 from .logfiles import SAMPLES_GLOB, log_of_model, logs_by_model
-from .results import ResultsTable, check_metric
+from .results import ResultsTable, check_metric, lone_surrogate
 
 DEFAULT_LM_EVAL_METRIC = "acc"
 # A doc index as lm-eval numbers documents: ASCII digits, no sign, no leading zero ("0101" and "101"
@@ -92,8 +92,7 @@ def _item_id(record: dict, id_field: str | None, where: str) -> str:
         raise ValueError(f"{where}: {what} is {json.dumps(value)}; expected an id (text or number)")
     # JSON writers (pandas among them) turn an integer id column with a gap into floats: 7.0 is item 7.
     text = str(int(value)) if number and value.is_integer() else str(value)
-    # JSON may spell a lone surrogate ("\ud800"), which is no character: no table or file can hold it.
-    if not text.isascii() and any("\ud800" <= c <= "\udfff" for c in text):
+    if lone_surrogate(text):
         raise ValueError(f"{where}: {what} {ascii(text)} holds a lone surrogate (\\ud800-\\udfff), which is no "
                          "character; expected an id as valid Unicode text")
     return text

@@ -17,6 +17,7 @@ import pandas as pd
 
 from .._validation import check_alpha, check_positive_int, check_rng, real_array
 from .intervals import finite_vector
+from .results import is_binary
 
 SIGNFLIP_DRAWS = 1999
 SIGNFLIP_EXACT_MAX = 1000
@@ -157,7 +158,7 @@ def _checked(values, models, order, binary: bool) -> tuple[np.ndarray, list[str]
         raise ValueError(f"models must name the {values.shape[1]} columns of values, got {len(models)} name(s)")
     if np.isinf(values).any():
         raise ValueError("values must be finite numbers (NaN: no result)")
-    if binary and not np.isin(values[~np.isnan(values)], (0, 1)).all():
+    if binary and not is_binary(values):
         raise ValueError("values must be 0/1 with binary=True (exact McNemar); give binary=False for a graded metric")
     order = list(order)
     if any(isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < len(models) for i in order) \

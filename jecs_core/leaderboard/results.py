@@ -106,12 +106,18 @@ def is_binary(values: np.ndarray) -> bool:
     return bool(np.all((finite == 0) | (finite == 1)))
 
 
+def lone_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a lone surrogate (``"\\ud800"``, which JSON can spell): no character, so no file or
+    table can hold it."""
+    return not text.isascii() and any("\ud800" <= c <= "\udfff" for c in text)
+
+
 def _refuse_surrogates(names, what: str) -> None:
     """A lone surrogate (``"\\ud800"``, from JSON) is no character: no file or table could hold it."""
     try:
         "\0".join(names).encode("utf-8")
     except UnicodeEncodeError:
-        bad = next(name for name in names if any("\ud800" <= c <= "\udfff" for c in name))
+        bad = next(name for name in names if lone_surrogate(name))
         raise ValueError(f"{what} {ascii(bad)} holds a lone surrogate (\\ud800-\\udfff), which is no character; "
                          "give ids and names as valid Unicode text") from None
 

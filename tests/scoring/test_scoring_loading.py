@@ -205,3 +205,13 @@ def test_an_unknown_architecture_of_a_later_model_is_refused_before_any_model_ru
             "--out", str(tmp_path / "o.csv"), "--no-cache", "--no-progress"]
     assert score_main(argv) == 2
     assert "model_type 'llama99' is not an architecture transformers" in capsys.readouterr().err
+
+
+def test_shipped_tokenizer_code_alone_is_no_warning(tmp_path):
+    from scoring.architecture import check_architecture
+
+    directory = _with_config(save_tiny_model(tmp_path / "tok", "llama", seed=9),
+                             auto_map={"AutoTokenizer": ["tok.Tokenizer", None]})
+    assert check_architecture(model_source(directory)) is None
+    _with_config(directory, auto_map={"AutoModelForCausalLM": "m.Model"})
+    assert "loaded as transformers' own 'llama' architecture" in check_architecture(model_source(directory))
