@@ -24,7 +24,7 @@ def test_dataframe_columns_are_matched_by_name(seed, K):
 
 def test_dataframes_with_other_columns_are_refused():
     test = pd.DataFrame({"a": [1.0], "b": [2.0]})
-    with pytest.raises(ValueError, match=r"same model columns, got \['a', 'b'\] and \['a', 'c'\]"):
+    with pytest.raises(ValueError, match=r"same model columns, each once, got \['a', 'b'\] and \['a', 'c'\]"):
         jc.conformal_pvalues(test, pd.DataFrame({"a": [1.0], "c": [2.0]}))
 
 

@@ -47,7 +47,7 @@ def _fake_run_scoring(calls: list):
         wide = texts[["item_id", "split"]].copy()
         for k, name in enumerate(models):
             wide[f"score_{name}"] = [float(len(t) + 7 * k + sum(map(ord, t)) % 13) for t in texts["text"]]
-        return SimpleNamespace(wide=wide, report=SimpleNamespace(summary=lambda: "fake report"))
+        return SimpleNamespace(wide=wide, report=SimpleNamespace(summary=lambda: "fake report", notes=()))
     return run_scoring
 
 
