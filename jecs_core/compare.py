@@ -20,7 +20,7 @@ from .rules import DEFAULT_METHOD, METHODS, REGISTRY, get_rule
 from .rules.registry import declared_options
 
 # Shortcuts read off the registry: each rule's label, and the rules with a finite-sample guarantee.
-METHOD_LABELS = {name: rule.label for name, rule in REGISTRY.items()}
+METHOD_LABELS = MappingProxyType({name: rule.label for name, rule in REGISTRY.items()})  # read-only, as REGISTRY
 VALID_METHODS = frozenset(name for name, rule in REGISTRY.items() if rule.valid)
 
 

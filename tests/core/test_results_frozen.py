@@ -85,3 +85,9 @@ def test_evaluation_arrays_are_read_only():
     for values in (evaluation.gcp, evaluation.power, evaluation.n_selected, evaluation.fit_lambda,
                    evaluation.fit_pi0):
         assert not values.flags.writeable
+
+
+def test_the_registry_shortcuts_are_read_only():
+    with pytest.raises(TypeError):
+        jc.METHOD_LABELS["storey-maxp"] = "mine"
+    assert jc.METHOD_LABELS["storey-maxp"] == jc.REGISTRY["storey-maxp"].label
