@@ -20,16 +20,18 @@ from .duplicates import DuplicateReport, find_duplicates
 
 
 def data_warnings(table, *, direction: DirectionCheck | None = None, duplicates: DuplicateReport | None = None,
-                  near: bool = True, clustered: bool = False) -> list[str]:
+                  near: bool = True, clustered: bool = False, pvalues=None) -> list[str]:
     """One-line warnings about the table itself (empty when clean): reversed scores, test and calibration
     scores on different scales, one-value columns, test items repeating a calibration item, duplicated items,
     look-alike column and model names.
 
-    ``clustered``: the selection keeps or drops each cluster of duplicates as one item.
+    ``clustered``: the selection keeps or drops each cluster of duplicates as one item. ``pvalues``: the
+    table's plain conformal p-values when the caller has them (as :func:`score_direction` takes them).
     """
-    direction = score_direction(table) if direction is None else direction
+    direction = score_direction(table, pvalues=pvalues) if direction is None else direction
     duplicates = find_duplicates(table, near=near) if duplicates is None else duplicates
-    return [*direction.warnings(), *calibration_copies(table).warnings(), *duplicates.warnings(clustered=clustered),
+    copies = calibration_copies(table, pvalues=pvalues)
+    return [*direction.warnings(), *copies.warnings(), *duplicates.warnings(clustered=clustered),
             *role_lookalikes(table)]
 
 

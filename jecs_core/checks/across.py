@@ -58,15 +58,20 @@ def _continuous(calibration: np.ndarray) -> bool:
     return all(np.unique(rows[:, k]).size >= DISTINCT_SHARE * rows.shape[0] for k in range(rows.shape[1]))
 
 
-def _same_rows(test: np.ndarray, calibration: np.ndarray) -> np.ndarray:
+def _same_rows(test: np.ndarray, calibration: np.ndarray, pvalues: np.ndarray | None) -> np.ndarray:
     """Test rows equal (``==`` in every column) to some calibration row.
 
-    The first column narrows the search (a test score found among the calibration scores, by binary
-    search); only those rows are hashed whole and matched to the calibration rows' hashes.
+    The first column narrows the search: a test score equal to a calibration score is the largest
+    calibration score at or below it, found from the plain p-values' counts when given (their
+    first column: ``p (m + 1) - 1`` calibration scores are at or below the test score), else by
+    binary search. Only those rows are hashed whole and matched to the calibration rows' hashes.
     """
     first = np.sort(calibration[:, 0])
-    at = np.searchsorted(first, test[:, 0])
-    candidates = np.flatnonzero(first[np.minimum(at, len(first) - 1)] == test[:, 0])
+    if pvalues is None:
+        below = np.searchsorted(first, test[:, 0], side="right")
+    else:
+        below = np.rint(pvalues[:, 0] * (len(first) + 1)).astype(np.int64) - 1  # exact: p = (1 + count) / (m + 1)
+    candidates = np.flatnonzero((below > 0) & (first[np.maximum(below - 1, 0)] == test[:, 0]))
     if candidates.size == 0:
         return candidates
     cal_hashes = row_hashes(calibration)
@@ -80,8 +85,12 @@ def _same_rows(test: np.ndarray, calibration: np.ndarray) -> np.ndarray:
     return rows[(test[rows] == calibration[partner]).all(axis=1)]
 
 
-def calibration_copies(table, *, text_column: str = TEXT_COLUMN) -> CalibrationCopies:
+def calibration_copies(table, *, text_column: str = TEXT_COLUMN, pvalues: np.ndarray | None = None) -> CalibrationCopies:
     """Test items of ``table`` (a :class:`jecs_core.ScoreTable`) that repeat a calibration item.
+
+    ``pvalues``: the table's plain conformal p-values (:func:`jecs_core.table_pvalues` without
+    covariates or ``rng``) when the caller has them; their counts spare a search. Others give wrong
+    counts: leave them out.
 
     Examples
     --------
@@ -104,7 +113,7 @@ def calibration_copies(table, *, text_column: str = TEXT_COLUMN) -> CalibrationC
         text_rows = int(hits.size)
     score_rows = None
     if table.K >= 2 and _continuous(table.calibration):
-        same = _same_rows(table.test, table.calibration)
+        same = _same_rows(table.test, table.calibration, pvalues)
         score_rows = int(same.size)
         hits = np.union1d(hits, same)
     examples = tuple(str(i) for i in np.asarray(table.test_ids)[np.sort(hits)[:_SHOWN]])

@@ -122,8 +122,12 @@ def _spread_ratios(test: np.ndarray, ordered: np.ndarray) -> np.ndarray:
 
 def _constant(table, ordered: np.ndarray) -> tuple[tuple[str, str, float | None, float | None], ...]:
     cal_one = ordered[:, 0] == ordered[:, -1] if table.m >= 2 else np.zeros(table.K, bool)
-    low = table.test.min(axis=0)
-    test_one = low == table.test.max(axis=0) if table.n >= 2 else np.zeros(table.K, bool)
+    low = table.test[0].copy() if table.n else np.zeros(table.K)
+    test_one = np.zeros(table.K, bool)
+    for k in range(table.K) if table.n >= 2 else ():
+        # The first rows rule out almost every column at once: the whole column is read only if they agree.
+        head = table.test[:1024, k]
+        test_one[k] = bool((head == low[k]).all()) and bool((table.test[:, k] == low[k]).all())
     names = {(True, True): "both", (True, False): "test", (False, True): "calibration"}
     found = []
     for k, model in enumerate(table.models):

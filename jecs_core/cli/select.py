@@ -93,8 +93,10 @@ def _table_checks(table, duplicates, plain_pvalues: Future, clustered: bool = Fa
     from ..checks import data_warnings, find_duplicates, score_direction  # pandas-heavy: imported when a table is checked
 
     duplicates = find_duplicates(table) if duplicates is None else duplicates
-    direction = score_direction(table, pvalues=result_while_main_runs(plain_pvalues))
-    return direction, data_warnings(table, direction=direction, duplicates=duplicates, clustered=clustered)
+    pvalues = result_while_main_runs(plain_pvalues)
+    direction = score_direction(table, pvalues=pvalues)
+    return direction, data_warnings(table, direction=direction, duplicates=duplicates, clustered=clustered,
+                                    pvalues=pvalues)
 
 
 def _pvalues_beside_checks(args, table, duplicates, beside: ThreadPoolExecutor):

@@ -177,3 +177,4 @@ def test_score_row_copies_match_a_brute_force_count(seed, copies):
     table = jc.table_from_frame(frame)
     brute = sum(any((row == cal).all() for cal in table.calibration) for row in table.test)
     assert calibration_copies(table).score_rows == brute == len(copies)
+    assert calibration_copies(table, pvalues=jc.table_pvalues(table)) == calibration_copies(table)
