@@ -28,8 +28,9 @@ import pandas as pd
 
 from ._columns import SPLITS, Where, empty_split, empty_text, label_column, numeric_column, plain_block, show, split_rows
 from ._long import detect_layout, long_hint, long_to_wide, other_repeats, results_hint
+from ._reach import calibration_reach as calibration_reach  # public here: what the contract warns about
+from ._reach import calibration_warnings as calibration_warnings
 from ._roles import COVARIATE_PREFIX, MEMBER_PREFIX, RESERVED_MODELS, SCORE_PREFIX, is_reserved_column, misspelled_scores
-from ._validation import check_alpha, check_positive_int
 from .io import ScoreTableError, check_header, one_line
 
 # With one calibration item a per-model conformal p-value is 1/2 or 1: no table is usable.
@@ -241,60 +242,3 @@ def validate_frame(frame, *, source: str = "<memory>", layout: str = "auto", fro
     ["s.csv: missing required column 'split' (columns found: ['item_id', 'score_a'])"]
     """
     return [one_line(p) for p in check_frame(frame, source=source, layout=layout, from_file=from_file)[1]]
-
-
-def calibration_reach(m: int, n: int, alpha: float) -> dict:
-    """What a calibration set of ``m`` items can reach at level ``alpha`` with ``n`` test items (sidecar record).
-
-    ``fewest_selectable`` is the smallest number of items a BH-type step-up can select at once when every
-    p-value is at least ``1/(m+1)`` (it needs ``1/(m+1) <= alpha*r/n``); ``None`` when no ``r <= n`` works.
-    The first cut ``alpha/n`` is usually below ``1/(m+1)`` in real audits, so this is recorded, not warned.
-    """
-    m, n, alpha = check_positive_int(m, "m", minimum=0), check_positive_int(n, "n", minimum=0), check_alpha(alpha)
-    smallest = 1.0 / (m + 1)
-    fewest = int(np.ceil(n * smallest / alpha - 1e-12)) if n else None
-    return {"m": int(m), "smallest_pvalue": smallest, "bh_first_cut": alpha / n if n else None,
-            "fewest_selectable": fewest if fewest is not None and fewest <= n else None}
-
-
-def calibration_warnings(m: int, n: int, alpha: float) -> list[str]:
-    """Warnings about a calibration set too small for ``alpha``.
-
-    A conformal p-value from ``m`` calibration items is at least ``1/(m+1)``. A step-up rule
-    selects ``r`` items only if ``r`` p-values are at most its cut ``alpha*r/n`` <= ``alpha``, so
-    when ``1/(m+1) > alpha`` no finite-sample rule can select any item, and rules that transform
-    the p-values (the paper's JECS) select on a scale the calibration set cannot support.
-
-    Parameters
-    ----------
-    m : int
-        Number of calibration items.
-    n : int
-        Number of test items.
-    alpha : float
-        Target level.
-
-    Returns
-    -------
-    list of str
-        Empty when ``1/(m+1) <= alpha``, else one warning line.
-
-    Examples
-    --------
-    >>> calibration_warnings(99, 500, 0.1)
-    []
-    >>> len(calibration_warnings(5, 500, 0.1))
-    1
-    """
-    m, n, alpha = check_positive_int(m, "m", minimum=0), check_positive_int(n, "n", minimum=0), check_alpha(alpha)
-    smallest = 1.0 / (m + 1)
-    if smallest <= alpha:
-        return []
-    needed = 1 / alpha - 1  # beyond a million the float's last digits are noise: print three significant ones
-    fewest = f"{int(np.ceil(needed - 1e-9)):,}" if needed < 1e6 else f"about {needed:.3g}"
-    return [
-        f"warning: calibration set of m = {m}: the smallest reachable conformal p-value is 1/(m+1) = {smallest:.4g}, "
-        f"above the BH cut alpha*r/n <= alpha = {alpha:g} for every r (alpha/n = {alpha / max(n, 1):.3g}); "
-        f"finite-sample rules cannot select any item and transformed rules are unsupported; use at least {fewest} "
-        "calibration items"
-    ]

@@ -7,6 +7,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from jecs_core import ScoreTableError, load_scores, table_from_frame
 from jecs_core.contract import MIN_CALIBRATION, calibration_reach, calibration_warnings, validate_frame
@@ -124,14 +126,30 @@ def test_minimum_calibration_size():
     assert table.m == 1 and "1/(m+1) = 0.5" in table.warnings(0.1)[0]
 
 
-@pytest.mark.parametrize("m, alpha, warns", [(4, 0.1, True), (9, 0.1, False), (8, 0.1, True), (19, 0.05, False), (18, 0.05, True)])
+@pytest.mark.parametrize("m, alpha, warns", [(4, 0.1, "none"), (9, 0.1, "few"), (8, 0.1, "none"), (19, 0.05, "few"),
+                                             (18, 0.05, "none"), (19, 0.1, ""), (99, 0.1, "")])
 def test_calibration_warning_names_the_smallest_pvalue(m, alpha, warns):
     found = calibration_warnings(m, 100, alpha)
-    assert bool(found) == warns
-    if warns:
+    assert bool(found) == bool(warns)
+    if warns == "none":
         assert f"smallest reachable conformal p-value is 1/(m+1) = {1 / (m + 1):.4g}" in found[0]
+    if warns == "few":
+        assert f"every conformal p-value is at least 1/(m+1) = {1 / (m + 1):.4g}" in found[0]
+        assert f"selects either nothing or at least {calibration_reach(m, 100, alpha)['fewest_selectable']} of" in found[0]
+    if warns:
         assert f"alpha = {alpha:g}" in found[0] and "\n" not in found[0]
     assert table_from_frame(wide(n_cal=4)).warnings(0.1) == calibration_warnings(4, 6, 0.1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(m=st.integers(1, 60), n=st.integers(2, 300), alpha=st.floats(0.01, 0.5), seed=st.integers(0, 2**32 - 1))
+def test_bh_on_conformal_pvalues_selects_nothing_or_at_least_the_fewest_the_reach_names(m, n, alpha, seed):
+    from jecs_core import benjamini_hochberg
+
+    counts = np.random.default_rng(seed).integers(0, m + 1, size=n)  # calibration scores at or below each item
+    fewest = calibration_reach(m, n, alpha)["fewest_selectable"]
+    selected = benjamini_hochberg((1 + counts) / (m + 1), alpha=alpha).n_selected
+    assert selected == 0 or (fewest is not None and selected >= fewest)
 
 
 @pytest.mark.parametrize(
