@@ -97,5 +97,5 @@ def inflation_notes(values: np.ndarray, selected: np.ndarray, models) -> list[st
     if not rest.any() or not lacking:
         return []
     return [f"model(s) {lacking} have no result on any of the {int(rest.sum())} test items outside the clean subset "
-            "(results of the clean items only?); their inflation is unknown (NaN) and their accuracy_all is over "
-            "the clean items"]
+            "(results of the clean items only?); their inflation is unknown (NaN), their accuracy_all is over "
+            "the clean items, and they have no rank on the full benchmark"]

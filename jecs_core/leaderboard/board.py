@@ -221,7 +221,10 @@ def leaderboard(table: ScoreTable, results: ResultsTable, *, alpha: float = 0.1,
     rng = np.random.default_rng(seed)
     columns = _model_rows(values, selected, binary=binary, confidence=confidence, max_contaminated=bound, rng=rng)
     frame = pd.DataFrame({"model": list(table.models), **columns})
-    frame["rank_all"] = _ranks(frame["accuracy_all"].to_numpy())
+    # A model without results outside the clean subset has a clean mean where the others have a full one:
+    # it is not ranked among them.
+    partial = (~selected).any() & np.isnan(values[~selected]).all(axis=0)
+    frame["rank_all"] = _ranks(np.where(partial, np.nan, frame["accuracy_all"].to_numpy(dtype=float)))
     frame["rank_clean"] = _ranks(frame["accuracy_clean"].to_numpy())
     order = list(np.lexsort((_unranked_last(frame["rank_all"]), _unranked_last(frame["rank_clean"]))))
     pairs = pairwise_table(values[selected], table.models, order, binary=binary, level=level, rng=rng)

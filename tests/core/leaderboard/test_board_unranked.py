@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from jecs_core import ResultsTable, load_results, load_scores
@@ -58,6 +59,9 @@ def test_a_model_without_results_outside_the_clean_subset_has_no_inflation(audit
     assert row["accuracy_all"] == pytest.approx(row["accuracy_clean"])
     others = board.frame.iloc[[0, 2]]
     assert np.isfinite(others[["inflation", "inflation_low", "inflation_high"]].to_numpy(dtype=float)).all()
+    # Its clean mean is not ranked among the others' full means; they rank among themselves.
+    assert pd.isna(row["rank_all"]) and sorted(others["rank_all"].tolist()) in ([1, 2], [1, 1])
+    assert not pd.isna(row["rank_clean"]) and any("no rank on the full benchmark" in w for w in board.warnings)
 
 
 def test_a_results_table_keeps_its_own_read_only_copy():
