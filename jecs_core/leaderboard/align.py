@@ -90,12 +90,11 @@ def _stray_values_note(values: np.ndarray, item_ids, models, metric: str) -> lis
             "intervals, sign-flip tests): correct those cells if the metric is 0/1"]
 
 
-def inflation_notes(values: np.ndarray, selected: np.ndarray, models) -> list[str]:
-    """A model with results on the clean items only (a re-run of those) has no inflation to estimate: say why it is NaN."""
-    rest = ~selected
-    lacking = [m for m, has in zip(models, (~np.isnan(values[rest])).any(axis=0)) if not has]
-    if not rest.any() or not lacking:
+def inflation_notes(partial: np.ndarray, n_rest: int, models) -> list[str]:
+    """Why the models flagged in ``partial`` (results on the clean items only) have no inflation and no full rank."""
+    lacking = [m for m, flagged in zip(models, partial) if flagged]
+    if not lacking:
         return []
-    return [f"model(s) {lacking} have no result on any of the {int(rest.sum())} test items outside the clean subset "
+    return [f"model(s) {lacking} have no result on any of the {n_rest} test items outside the clean subset "
             "(results of the clean items only?); their inflation is unknown (NaN), their accuracy_all is over "
             "the clean items, and they have no rank on the full benchmark"]

@@ -103,7 +103,8 @@ def _unranked_last(ranks: pd.Series) -> np.ndarray:
     return ranks.fillna(len(ranks) + 1).to_numpy(dtype=int)
 
 
-def _model_rows(values, selected, *, binary, confidence, max_contaminated, rng) -> dict[str, np.ndarray]:
+def _model_rows(values, selected, *, unknown, binary, confidence, max_contaminated, rng) -> dict[str, np.ndarray]:
+    """Per model: means, intervals, the truly-clean range and the inflation (NaN where ``unknown``)."""
     present = ~np.isnan(values)
     x = np.where(present, values, 0.0)
     n_all, sum_all = present.sum(axis=0), x.sum(axis=0)
@@ -111,9 +112,6 @@ def _model_rows(values, selected, *, binary, confidence, max_contaminated, rng) 
     with np.errstate(invalid="ignore", divide="ignore"):
         acc_all, acc_clean = sum_all / n_all, sum_clean / n_clean
     n_rest, sum_rest = n_all - n_clean, sum_all - sum_clean
-    # With test items left out of the clean subset, a model without a result on any of them (a re-run of the
-    # clean items only) has nothing to compare its clean mean with: its inflation is unknown, not 0.
-    unknown = (n_rest == 0) & (~selected).any()
     K = values.shape[1]
     ci, infl, bound = np.full((K, 2), np.nan), np.full((K, 2), np.nan), np.full((K, 2), np.nan)
     for k in range(K):
@@ -121,7 +119,7 @@ def _model_rows(values, selected, *, binary, confidence, max_contaminated, rng) 
             ci[k] = np.asarray(wilson_interval(sum_clean[k], n_clean[k], confidence=confidence), dtype=float)
             bound[k] = binary_clean_range(int(sum_clean[k]), int(n_clean[k]), max_contaminated)
             if n_rest[k] == 0 and n_clean[k]:
-                infl[k] = 0.0  # no result outside the clean subset: zero here, NaN below unless every item is clean
+                infl[k] = np.nan if unknown[k] else 0.0  # every test item is clean: all and clean are one mean
             elif n_clean[k]:
                 low, high = newcombe_difference(sum_rest[k], n_rest[k], sum_clean[k], n_clean[k], confidence=confidence)
                 infl[k] = np.array([low, high], dtype=float) * (n_rest[k] / n_all[k])
@@ -130,8 +128,7 @@ def _model_rows(values, selected, *, binary, confidence, max_contaminated, rng) 
             rest = values[~selected & present[:, k], k]
             ci[k] = mean_interval(clean, confidence=confidence, rng=rng)
             bound[k] = truly_clean_range(clean, max_contaminated)
-            infl[k] = inflation_interval(clean, rest, confidence=confidence, rng=rng)
-    infl[unknown] = np.nan
+            infl[k] = np.nan if unknown[k] else inflation_interval(clean, rest, confidence=confidence, rng=rng)
     return {"n_all": n_all, "accuracy_all": acc_all, "n_clean": n_clean, "accuracy_clean": acc_clean,
             "ci_low": ci[:, 0], "ci_high": ci[:, 1], "bound_low": bound[:, 0], "bound_high": bound[:, 1],
             "inflation": np.where(unknown, np.nan, acc_all - acc_clean), "inflation_low": infl[:, 0], "inflation_high": infl[:, 1]}
@@ -214,16 +211,17 @@ def leaderboard(table: ScoreTable, results: ResultsTable, *, alpha: float = 0.1,
                                  lambda_grid=lambda_grid, models=table.models, **options)
     selected = np.asarray(comparison.selected(name), dtype=bool)
     bound = int(post_hoc_bound(comparison.pvalues, selected, delta=delta, calibration_size=table.m))
-    for line in inflation_notes(values, selected, table.models):
+    # With test items left out of the clean subset, a model without a result on any of them (a re-run of the
+    # clean items only) has nothing to compare its clean mean with: no inflation, and no rank among full means.
+    partial = (~selected).any() & np.isnan(values[~selected]).all(axis=0)
+    for line in inflation_notes(partial, int((~selected).sum()), table.models):
         warnings.warn(line, LeaderboardWarning, stacklevel=2)
         notes.append(line)
     binary = is_binary(values)  # the ranked results: a value on an unranked item changes no method
     rng = np.random.default_rng(seed)
-    columns = _model_rows(values, selected, binary=binary, confidence=confidence, max_contaminated=bound, rng=rng)
+    columns = _model_rows(values, selected, unknown=partial, binary=binary, confidence=confidence,
+                          max_contaminated=bound, rng=rng)
     frame = pd.DataFrame({"model": list(table.models), **columns})
-    # A model without results outside the clean subset has a clean mean where the others have a full one:
-    # it is not ranked among them.
-    partial = (~selected).any() & np.isnan(values[~selected]).all(axis=0)
     frame["rank_all"] = _ranks(np.where(partial, np.nan, frame["accuracy_all"].to_numpy(dtype=float)))
     frame["rank_clean"] = _ranks(frame["accuracy_clean"].to_numpy())
     order = list(np.lexsort((_unranked_last(frame["rank_all"]), _unranked_last(frame["rank_clean"]))))
