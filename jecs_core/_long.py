@@ -83,10 +83,7 @@ def _per_item(frame: pd.DataFrame, ids: pd.Series, models: pd.Series, where: Whe
     if dup.any():
         first = np.flatnonzero(dup)[0]
         same = ((ids == ids.iloc[first]) & (models == models.iloc[first])).to_numpy()  # the rows of the named pair
-        pairs = list(dict.fromkeys(zip(ids[dup], models[dup])))[1:]  # the other repeated pairs, in order
-        named = ", ".join(f"({i!r}, {m!r})" for i, m in pairs[:3])
-        others = (f" (also repeated: {named}" + (f" and {len(pairs) - 3} more)" if len(pairs) > 3 else ")")
-                  if pairs else "")
+        others = other_repeats(list(zip(ids[dup], models[dup])), show=lambda pair: f"({pair[0]!r}, {pair[1]!r})")
         problems.append(where.problem("item_id'+'model", f"duplicate pair ({ids.iloc[first]!r}, {models.iloc[first]!r}) "
                                                          f"at {where.rows(same)}{others}"))
     carried = [c for c in frame.columns if c not in LONG_TABLE_COLUMNS and c != "member"]
@@ -166,11 +163,12 @@ def results_hint(names) -> str:
             "leaderboard reads (jecs leaderboard --results, the Leaderboard page), not a score table")
 
 
-def other_repeats(repeated: np.ndarray, *, shown: int = 3) -> str:
+def other_repeats(repeated, *, shown: int = 3, show=lambda value: repr(str(value))) -> str:
     """`` (also repeated: 'b', 'c' and 4 more)`` for the repeated values after the first (in order of
-    appearance), so one message names every id to fix; ``""`` when only one value repeats."""
-    others = pd.unique(repeated)[1:]
-    if not len(others):
+    appearance), so one message names every id to fix; ``""`` when only one value repeats. ``show``
+    writes one value (an (item, model) pair, say)."""
+    others = list(dict.fromkeys(repeated))[1:]
+    if not others:
         return ""
-    named = ", ".join(repr(str(v)) for v in others[:shown])
+    named = ", ".join(show(v) for v in others[:shown])
     return f" (also repeated: {named}" + (f" and {len(others) - shown} more)" if len(others) > shown else ")")
