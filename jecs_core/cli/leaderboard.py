@@ -183,6 +183,7 @@ def _hint_scores_after_results(parser) -> None:
 def run(args: argparse.Namespace) -> int:
     # pandas-heavy: imported when the command runs, so `jecs leaderboard --help` stays quick.
     from ..checks import data_warnings
+    from ..conformal import table_pvalues
     from ..data import load_scores
     from ..io import check_output_path, write_table
     from ..leaderboard import by_rank, leaderboard, load_results
@@ -197,13 +198,16 @@ def run(args: argparse.Namespace) -> int:
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
     source = args.results[0] if len(args.results) == 1 else args.results
     results = load_results(source, metric=args.metric, id_field=args.id_field)
+    # One p-value matrix for the ranking and the table's checks (which read counts only from plain p-values).
+    pvalues = table_pvalues(table, covariates=args.covariates, shift_method=args.shift_method)
+    pvalues.setflags(write=False)
     board = leaderboard(table, results, alpha=args.alpha, method=args.method, delta=args.post_hoc_delta,
-                        **rule_options(args, table), covariates=args.covariates,
-                        shift_method=args.shift_method, seed=args.seed)
+                        **rule_options(args, table), pvalues=pvalues, seed=args.seed)
     print(format_leaderboard(board, scores=args.scores, results=" ".join(args.results)))
     # One line each, on stderr so the table stays parseable: the table's own checks (as jecs select runs
     # them: reversed scores, split scales, copies), then the ranking's.
-    for line in [*table.warnings(args.alpha), *data_warnings(table)]:
+    plain = pvalues if args.covariates is None else None
+    for line in [*table.warnings(args.alpha), *data_warnings(table, pvalues=plain)]:
         print(f"jecs leaderboard: {line}", file=sys.stderr)
     for line in board.warnings:
         print(f"jecs leaderboard: warning: {line}", file=sys.stderr)
