@@ -61,17 +61,14 @@ def restore_state(data: state.ActiveData) -> None:
         return
     s[URL_LOADED] = True
     q = st.query_params
-    try:
-        alpha = float(q.get("alpha", ""))
-    except ValueError:
-        alpha = None
-    if alpha is not None and state.ALPHA_MIN <= alpha <= state.ALPHA_MAX:
+    alpha = select_view.link_number(q.get("alpha"), state.ALPHA_MIN, state.ALPHA_MAX)
+    if alpha is not None:
         s[state.ALPHA] = round(alpha, 2)
     elif not s.get(SELECT_URL_LOADED) and _opening_alpha(data) is not None:
         s[state.ALPHA] = _opening_alpha(data)
     if q.get("method") in REGISTRY:
         s[METHOD] = q["method"]
-    ignored = [key for key, ok in (("alpha", alpha is not None and state.ALPHA_MIN <= alpha <= state.ALPHA_MAX),
+    ignored = [key for key, ok in (("alpha", alpha is not None),
                                    ("method", q.get("method") in REGISTRY)) if key in q and not ok]
     if not s.get(SELECT_URL_LOADED):  # else the Select page read the link, and the controls are what was chosen
         ignored += rule_controls.restore_from_url(q)  # since (its URL shows the options this table allows)

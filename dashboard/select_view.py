@@ -34,7 +34,8 @@ DEFAULTS = {PANEL: "figures", DIAGNOSTICS: False, METHOD: DEFAULT_METHOD, FIGURE
             QUERY: "", PAGE: 1}
 
 
-def _number(text, low: float, high: float, cast=float):
+def link_number(text, low: float, high: float, cast=float):
+    """A link value as a number in [low, high], or ``None`` (text, NaN, out of range)."""
     try:
         value = cast(text)
     except (TypeError, ValueError):
@@ -56,7 +57,7 @@ def restore_state() -> None:
         return
     s[URL_LOADED] = True
     q = st.query_params
-    alpha = _number(q.get("alpha"), state.ALPHA_MIN, state.ALPHA_MAX)
+    alpha = link_number(q.get("alpha"), state.ALPHA_MIN, state.ALPHA_MAX)
     if alpha is not None:
         s[state.ALPHA] = round(alpha, 2)
     ignored = rule_controls.restore_from_url(q)
@@ -66,7 +67,7 @@ def restore_state() -> None:
         s[FIGURE] = q["fig"]
     if q.get("view") in PANELS:
         s[PANEL] = q["view"]
-    alpha2 = _number(q.get("alpha2"), state.ALPHA_MIN, state.ALPHA_MAX)
+    alpha2 = link_number(q.get("alpha2"), state.ALPHA_MIN, state.ALPHA_MAX)
     if alpha2 is not None:
         s[COMPARE], s[ALPHA2] = True, round(alpha2, 2)
     taken = {"alpha": alpha is not None, "alpha2": alpha2 is not None, "method": q.get("method") in REGISTRY,

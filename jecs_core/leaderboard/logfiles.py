@@ -58,8 +58,9 @@ def log_of_model(path: Path) -> Path:
                 raise ValueError(f"{path}: {len(nested)} sub-directories hold sample logs {[d.name for d in nested]}; "
                                  "name one of them (or its file)")
             found = sorted(nested[0].glob(SAMPLES_GLOB)) if nested else found
-        if not found and _results_only(path):
-            raise ValueError(_results_only(path))
+        only_results = "" if found else _results_only(path)
+        if only_results:
+            raise ValueError(only_results)
         if len(found) != 1:
             names = [f.name for f in found]
             raise ValueError(f"{path}: expected one {SAMPLES_GLOB} file in this directory, found {len(found)} {names}; "
