@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._few_values import equals_any
-from ._validation import check_names, real_array
+from ._validation import check_names, only_0_1, real_array
 
 
 def _rows(shape) -> str:
@@ -29,13 +28,7 @@ def _as_array(table, name: str, numbers: bool) -> np.ndarray:
 
 def _check_labels(members: np.ndarray) -> None:
     """Member labels are 0/1 (or booleans): a 0.5 or a 2 would read as a member."""
-    if members.dtype == bool or not members.size:
-        return
-    if members.dtype.kind in "iu" and members.dtype.itemsize == 1:
-        ok = members.view(np.uint8).max() <= 1  # one byte scan; -1 reads as 255
-    else:
-        ok = members.dtype.kind in "iuf" and bool(equals_any(members, (0, 1)).all())
-    if not ok:
+    if not only_0_1(members):
         raise ValueError(f"ScoreTable.test_members must hold 0/1 labels (or booleans), got dtype {members.dtype} "
                          "with other values")
 

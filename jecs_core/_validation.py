@@ -81,6 +81,15 @@ def check_probability_vector(values, name: str) -> np.ndarray:
     return arr
 
 
+def only_0_1(arr: np.ndarray) -> bool:
+    """Whether every value of a bool or numeric array is 0 or 1 (booleans always are)."""
+    if arr.dtype == bool or not arr.size:
+        return True
+    if arr.dtype.kind in "iu" and arr.dtype.itemsize == 1:
+        return bool(arr.view(np.uint8).max() <= 1)  # one byte scan; -1 reads as 255
+    return arr.dtype.kind in "iuf" and bool(equals_any(arr, (0, 1)).all())
+
+
 def check_mask(values, n: int | None, name: str = "selected") -> np.ndarray:
     """``values`` as a 1-D boolean array (of length ``n`` when given): booleans, or numbers that are all
     exactly 0 or 1 (a selection column read back from a file); any other value is refused, not rounded."""
@@ -92,7 +101,7 @@ def check_mask(values, n: int | None, name: str = "selected") -> np.ndarray:
         return arr
     if arr.dtype.kind not in "iuf":
         raise ValueError(f"{expected}, got dtype {arr.dtype}")
-    if arr.size and not equals_any(arr, (0, 1)).all():
+    if not only_0_1(arr):
         raise ValueError(f"{expected}, got dtype {arr.dtype} with values other than 0 and 1")
     return arr.astype(bool)
 
