@@ -1,7 +1,7 @@
 """The post-hoc bound on the Select page: the δ setting (kept in the URL) and each card's post-hoc line.
 
 The bound is :func:`jecs_core.fit_post_hoc` on the item-level max-p with the calibration size
-``m``: one fit per (data set, δ), cached; a card's bound is ``fit.bound(selection)``, one pass over
+``m`` (left out where test items are copies): one fit per (data set, δ), cached; a card's bound is ``fit.bound(selection)``, one pass over
 its mask, cached per (data set, α, options, δ), so dragging α back to a value seen costs a lookup.
 The sentence is :func:`jecs_core.posthoc.post_hoc_line`, the same words ``jecs select`` prints.
 """
@@ -14,7 +14,7 @@ import numpy as np
 import streamlit as st
 
 from jecs_core import Comparison, ScoreTable, fit_post_hoc
-from jecs_core.posthoc import post_hoc_line
+from jecs_core.posthoc import post_hoc_calibration_size, post_hoc_line
 from jecs_core.posthoc.fit import check_delta
 
 from . import commit_view, compute, hand_edit, state
@@ -83,9 +83,10 @@ def write_delta_url(delta: float) -> None:
 
 @st.cache_resource(show_spinner="Fitting the post-hoc bound...", max_entries=8)
 def post_hoc_fit(data_key: str, delta: float, _table: ScoreTable):
-    """:func:`jecs_core.fit_post_hoc` on the item-level max-p of the cached p-values, with ``m`` given."""
+    """:func:`jecs_core.fit_post_hoc` on the item-level max-p of the cached p-values, with ``m`` given
+    unless test items are copies (:func:`jecs_core.posthoc.post_hoc_calibration_size`)."""
     p_max = np.asarray(compute.pvalues(data_key, _table)).max(axis=1)
-    return fit_post_hoc(p_max, delta=delta, calibration_size=_table.m)
+    return fit_post_hoc(p_max, delta=delta, calibration_size=post_hoc_calibration_size(_table))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)

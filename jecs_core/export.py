@@ -24,6 +24,7 @@ from .compare import Comparison
 from .contract import MEMBER_PREFIX, calibration_reach
 from .data import ScoreTable
 from .io import write_files_atomic
+from .posthoc.copies import post_hoc_calibration_size
 from .posthoc.fit import check_delta
 from .posthoc.report import post_hoc_record
 from .rules import DEFAULT_METHOD, REGISTRY, Guarantee, get_rule
@@ -61,10 +62,8 @@ def selection_frame(table: ScoreTable, comparison: Comparison, method: str | Non
 
     Parameters
     ----------
-    table : ScoreTable
-        The table the comparison was run on.
-    comparison : Comparison
-        What :func:`jecs_core.compare_methods` returned.
+    table, comparison : ScoreTable, Comparison
+        The table and what :func:`jecs_core.compare_methods` returned for it.
     method : str, optional
         The rule in ``selected``: default :data:`jecs_core.DEFAULT_METHOD` (the comparison's first rule
         when it did not run it); ``"all"`` keeps that one and adds every rule's column.
@@ -115,10 +114,8 @@ def selection_warnings(table: ScoreTable, comparison: Comparison) -> list[str]:
 
     Parameters
     ----------
-    table : ScoreTable
-        The table the comparison was run on.
-    comparison : Comparison
-        What :func:`jecs_core.compare_methods` returned.
+    table, comparison : ScoreTable, Comparison
+        The table and what :func:`jecs_core.compare_methods` returned for it.
 
     Returns
     -------
@@ -169,15 +166,14 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
 
     ``warnings=None`` records :func:`selection_warnings`; ``spreadsheet_safe_cells`` says how the
     CSV's text cells were written; ``diagnostics`` (``AuditDiagnostics.to_dict()``) is recorded when given.
-    The chosen rule's post-hoc bound at ``post_hoc_delta`` (:func:`jecs_core.post_hoc_bound`) is recorded, valid even
-    if alpha was picked after looking; ``post_hoc`` is that record when the caller computed it (and is checked).
+    The chosen rule's post-hoc bound at ``post_hoc_delta`` (:func:`jecs_core.post_hoc_bound`; the urn part only
+    where no test items are copies) is recorded, valid even if alpha was picked after looking; ``post_hoc`` is that
+    record when the caller computed it (and is checked).
 
     Parameters
     ----------
-    table : ScoreTable
-        The table the comparison was run on.
-    comparison : Comparison
-        What :func:`jecs_core.compare_methods` returned.
+    table, comparison : ScoreTable, Comparison
+        The table and what :func:`jecs_core.compare_methods` returned for it.
     method : str, optional
         The rule in ``selected``: default :data:`jecs_core.DEFAULT_METHOD` (the comparison's first rule
         when it did not run it); ``"all"`` keeps that one and adds every rule's column.
@@ -195,8 +191,9 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
     check_pair(table, comparison)
     primary = _primary(comparison, method)
     rule = REGISTRY[primary]
+    size = post_hoc_calibration_size(table, comparison=comparison) if post_hoc is None else None
     post_hoc = post_hoc_record(comparison.pvalues, comparison.selected(primary), delta=post_hoc_delta,
-                               calibration_size=table.m, post_hoc=post_hoc)
+                               calibration_size=size, post_hoc=post_hoc)
     record = {
         "method": "all" if method == "all" else primary,
         "method_label": f"all rules (selected = {rule.label})" if method == "all" else rule.label,
@@ -244,10 +241,8 @@ def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison,
     ----------
     path : str or pathlib.Path
         The CSV to write; the sidecar is the same name with ``.json``.
-    table : ScoreTable
-        The table the comparison was run on.
-    comparison : Comparison
-        What :func:`jecs_core.compare_methods` returned.
+    table, comparison : ScoreTable, Comparison
+        The table and what :func:`jecs_core.compare_methods` returned for it.
     method : str, optional
         The rule in ``selected``: default :data:`jecs_core.DEFAULT_METHOD` (the comparison's first rule
         when it did not run it); ``"all"`` keeps that one and adds every rule's column.

@@ -14,7 +14,8 @@ from html import escape
 import numpy as np
 
 from jecs_core import REGISTRY, Comparison, ScoreTable
-from jecs_core.posthoc import post_hoc_line, post_hoc_record
+from jecs_core.posthoc import post_hoc_calibration_size, post_hoc_line, post_hoc_record
+from jecs_core.posthoc.report import confidence_percent
 
 from ..plain import isolated_list
 
@@ -55,7 +56,7 @@ def post_hoc_block(table: ScoreTable, comparison: Comparison, method: str, conte
     """The ``post_hoc`` record of the set exported for ``method`` (hand-edited when the edit is from it)."""
     mask = context.hand_mask if context.hand_applies(method) else comparison.selected(method)
     record = post_hoc_record(comparison.pvalues, np.asarray(mask, dtype=bool), delta=context.delta,
-                             calibration_size=table.m)
+                             calibration_size=post_hoc_calibration_size(table, comparison=comparison))
     if context.hand_applies(method):
         record["set"] = context.hand_record["label"]
     return record
@@ -108,8 +109,8 @@ def section_html(table: ScoreTable, comparison: Comparison, method: str, context
     """The report's post-hoc section: δ, method, the rule's bound, the hand-edited set's, the commit statement."""
     context = context or PostHocContext()
     rule = post_hoc_record(comparison.pvalues, comparison.selected(method), delta=context.delta,
-                           calibration_size=table.m)
-    rows = [_row("δ (error level)", f"{context.delta:g}"), _row("confidence", f"{100 * (1 - context.delta):.10g}%"),
+                           calibration_size=post_hoc_calibration_size(table, comparison=comparison))
+    rows = [_row("δ (error level)", f"{context.delta:g}"), _row("confidence", confidence_percent(context.delta)),
             _row("bound method", rule["method"]),
             _set_rows(f"{REGISTRY[method].label} at α = {comparison.alpha:g}", rule, context.delta)]
     if context.hand_applies(method):

@@ -16,12 +16,12 @@ import numpy as np
 import pandas as pd
 
 from .._blocks import row_blocks
+from .shingles import SHINGLE, shingle_hashes  # noqa: F401  (SHINGLE: the near-duplicate pass's unit, named here too)
 
 TEXT_COLUMN = "text"
 # Jaccard similarity of character 5-gram shingles above which two texts count as near-duplicates.
 NEAR_THRESHOLD = 0.8
 NUM_PERM = 64
-SHINGLE = 5
 # MinHash runs in Python per text: above this many test texts the near-duplicate pass is skipped (with a note).
 NEAR_MAX_TEXTS = 50_000
 # Calibration rows: warn when at least this share of them repeat an earlier row.
@@ -58,6 +58,16 @@ class DuplicateReport:
     def any(self) -> bool:
         return self.n_clusters < self.n
 
+    @property
+    def urn_note(self) -> str:
+        """What exact copies do to the post-hoc bound (:func:`jecs_core.posthoc.post_hoc_calibration_size`)."""
+        return "; the post-hoc bound leaves out its calibration urn (closed testing alone)" if self.exact else ""
+
+    @property
+    def exact(self) -> bool:
+        """Whether some test items share a score row or a text."""
+        return bool(self.score_groups or self.text_groups)
+
     def warnings(self, *, clustered: bool = False) -> list[str]:
         """One line per finding; ``clustered``: the rules already keep or drop each cluster as one item."""
         found = []
@@ -73,7 +83,7 @@ class DuplicateReport:
                       "keeps or drops each cluster as one item (alpha then bounds the share of selected clusters, not "
                       "items, that are contaminated)")
             found.append(f"warning: duplicated test items: {'; '.join(parts)} ({self.n_clusters} clusters among "
-                         f"{self.n} items); {advice}")
+                         f"{self.n} items); {advice}{self.urn_note}")
         if self.m and self.calibration_copies >= CALIBRATION_COPY_SHARE * self.m:
             found.append(f"warning: {self.calibration_copies} of the m = {self.m} calibration rows repeat another "
                          "calibration row's scores; copies make the p-values too small and every rule can exceed alpha; "
@@ -174,34 +184,6 @@ def _text_labels(texts: pd.Series) -> np.ndarray:
         labels[missing] = labels.max(initial=-1) + 1 + np.arange(int(missing.sum()))
         labels = pd.factorize(labels)[0]  # back to labels in order of appearance, as _groups expects
     return labels
-
-
-_FNV_OFFSET, _FNV_PRIME = np.uint64(0xCBF29CE484222325), np.uint64(0x100000001B3)
-_MIX1, _MIX2, _SHIFT = np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53), np.uint64(33)
-
-
-def shingle_hashes(text: str) -> list[int]:
-    """32-bit hashes of ``text``'s character ``SHINGLE``-grams (the whole text when it is shorter), one per window.
-
-    Computed for all windows at once in numpy (FNV-1a over the code points, then MurmurHash3's 64-bit
-    finaliser, top 32 bits): hashing each shingle in Python was most of the near-duplicate pass.  The
-    same shingle hashes alike in every text and every process.
-
-    Examples
-    --------
-    >>> a, b = shingle_hashes("the cat sat"), shingle_hashes("a cat sat")
-    >>> len(a), a[-1] == b[-1], shingle_hashes("cat") != shingle_hashes("cat" + chr(0))
-    (7, True, True)
-    """
-    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64)
-    windows = max(codes.shape[0] - SHINGLE + 1, 1)
-    # A text shorter than a shingle is one shingle of its own length: the length keeps "cat" apart from "cat\0".
-    h = np.full(windows, _FNV_OFFSET ^ np.uint64(codes.shape[0] if codes.shape[0] < SHINGLE else 0))
-    for j in range(SHINGLE):
-        h = (h ^ (codes[j:j + windows] if j < codes.shape[0] else np.uint64(0))) * _FNV_PRIME
-    h = (h ^ (h >> _SHIFT)) * _MIX1
-    h = (h ^ (h >> _SHIFT)) * _MIX2
-    return ((h ^ (h >> _SHIFT)) >> np.uint64(32)).tolist()
 
 
 def _near_edges(texts: pd.Series) -> tuple[np.ndarray, np.ndarray]:

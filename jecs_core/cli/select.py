@@ -14,6 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from .._shared_max_p import sharing_max_p
 from .._threads import result_while_main_runs
 from ..conformal import table_pvalues
+from ..posthoc.copies import post_hoc_calibration_size
 from ..posthoc.report import post_hoc_record
 from ..rules import DEFAULT_METHOD, METHODS, REGISTRY, Guarantee, get_rule
 from . import leaderboard as lm_eval_args  # --lm-eval-samples and --task
@@ -83,28 +84,28 @@ def _shifted(args, table):
 
 
 def _table_checks(table, duplicates, plain_pvalues: Future, clustered: bool = False):
-    """The reversed-score check and the table's own warnings (reversed scores, duplicates; a duplicate
-    search already run is reused).
-
-    The duplicate search runs first, beside the p-values; the reversed-score check then reads its
-    counts from ``plain_pvalues`` (a future the caller fills with the plain conformal p-values, or
-    with ``None`` when it has none, and the check searches for them itself).
-    """
+    """The reversed-score check, the table's warnings and its duplicate search (``duplicates`` when run
+    already). The search goes first, beside the p-values; the reversed-score check then counts from
+    ``plain_pvalues``, a future the caller fills with the plain p-values (``None``: it searches itself)."""
     from ..checks import data_warnings, find_duplicates, score_direction  # pandas-heavy: imported when a table is checked
 
     duplicates = find_duplicates(table) if duplicates is None else duplicates
     pvalues = result_while_main_runs(plain_pvalues)
     direction = score_direction(table, pvalues=pvalues)
     return direction, data_warnings(table, direction=direction, duplicates=duplicates, clustered=clustered,
-                                    pvalues=pvalues)
+                                    pvalues=pvalues), duplicates
+
+
+def _post_hoc(checked: Future, table, comparison, selected, delta: float) -> dict:
+    """The post-hoc record; the checks ran first in this one-thread pool and say if the urn may take part."""
+    size = post_hoc_calibration_size(table, duplicates=checked.result()[2], comparison=comparison)
+    return post_hoc_record(comparison.pvalues, selected, delta=delta, calibration_size=size)
 
 
 def _pvalues_beside_checks(args, table, duplicates, beside: ThreadPoolExecutor):
-    """The table's checks started in ``beside``, then the shift check and the p-values here.
-
-    Returns the checks' future, the shift check (``None`` unless asked for), the covariate-aware
-    p-values (``None`` without ``--covariates``) and the p-values the rules take.
-    """
+    """The table's checks started in ``beside``, then the shift check and the p-values here: returns the
+    checks' future, the shift check and the covariate-aware p-values (each ``None`` unless asked for) and
+    the p-values the rules take."""
     plain = Future()
     shares = args.covariates is None  # else no plain p-values to share: the checks count for themselves
     if not shares:
@@ -138,12 +139,9 @@ def _without_test_scores(table):
 
 def _for_the_rest(args, table, checked: Future):
     """``table`` as the rules, the export and the tasks beside them take it: without its test scores
-    when no diagnostic reads them later.
-
-    The checks (``checked``), the scores' last readers, are waited for first, so that the scores'
-    block (the largest array here) goes back before the rules allocate beside it: a few tenths of a
-    second for a lower peak.
-    """
+    when no diagnostic reads them later. The checks (``checked``, which include the duplicate search the
+    post-hoc bound reads) are the scores' last readers and are waited for first, so that the scores'
+    block goes back before the rules allocate beside it: a few tenths of a second for a lower peak."""
     if not _skips_diagnostics(args, table):
         return table
     futures.wait([checked])
@@ -262,14 +260,14 @@ def _select(args: argparse.Namespace, step) -> SelectOutcome:
         # beside the export, after the checks.
         exported = DEFAULT_METHOD if args.method == "all" else args.method  # its line and sidecar carry the bound
         lm_eval_args.check_lm_eval_selection(args, comparison.selected(exported), alpha=args.alpha, method=exported)
-        post_hoc = beside.submit(contextvars.copy_context().run, post_hoc_record, comparison.pvalues, comparison.selected(exported),
-                                 delta=args.post_hoc_delta, calibration_size=table.m)
+        post_hoc = beside.submit(contextvars.copy_context().run, _post_hoc, checked, table, comparison,
+                                 comparison.selected(exported), args.post_hoc_delta)
         later = beside.submit(_compare, args, table, pvalues, clusters, rest) if rest else None
 
         @functools.cache
         def reported() -> tuple:
             """The checks' results, then the diagnostics (which reuse them) and every warning: computed once."""
-            direction, table_warnings = checked.result()
+            direction, table_warnings, _ = checked.result()
             diagnostics, notes = _diagnostics(args, table, pvalues if shift is None else None, direction)
             from ..diagnostics import plain_basis  # loaded by the diagnostics already
 

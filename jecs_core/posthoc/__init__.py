@@ -6,6 +6,7 @@ bound for conformal p-values (``urn``), each at delta / 2.  See ``docs/GUARANTEE
 """
 
 from .closed_simes import hommel_h
+from .copies import post_hoc_calibration_size
 from .fit import METHOD, PostHocFit, fit_post_hoc, post_hoc_bound
 from .path import PostHocPath, post_hoc_path
 from .report import post_hoc_line, post_hoc_record
@@ -13,6 +14,7 @@ from .template import GRANULARITY_NOTE, simes_template_bound
 
 __all__ = [
     "METHOD", "GRANULARITY_NOTE", "PostHocFit", "PostHocPath",
-    "fit_post_hoc", "hommel_h", "post_hoc_bound", "post_hoc_line", "post_hoc_path", "post_hoc_record",
+    "fit_post_hoc", "hommel_h", "post_hoc_bound", "post_hoc_calibration_size", "post_hoc_line", "post_hoc_path",
+    "post_hoc_record",
     "simes_template_bound",
 ]

@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import numpy as np
 
+from .._validation import check_positive_int
 from .fit import check_delta, one_set_bound
+
+
+def confidence_percent(delta: float) -> str:
+    """``1 - delta`` as a percentage, in decimal arithmetic so that it never rounds to 100.
+
+    Examples
+    --------
+    >>> confidence_percent(0.1), confidence_percent(1e-12), confidence_percent(0.9999999)
+    ('90%', '99.9999999999%', '0.00001%')
+    """
+    # repr gives the shortest decimal that is delta; 1 - it is then exact, and below 100 for delta > 0.
+    exact = (1 - Decimal(repr(float(check_delta(delta))))) * 100
+    return f"{exact.normalize():f}%"
 
 
 def post_hoc_line(max_contaminated: int, n_selected: int, *, delta: float = 0.1) -> str:
@@ -29,7 +45,11 @@ def post_hoc_line(max_contaminated: int, n_selected: int, *, delta: float = 0.1)
     'picked after looking: with 90% confidence at most 12 of these 400 items are contaminated (≤ 3.0%)'
     """
     delta = check_delta(delta)
-    confidence = f"{100 * (1 - delta):.10g}%"
+    n_selected = check_positive_int(n_selected, "n_selected", minimum=0)
+    max_contaminated = check_positive_int(max_contaminated, "max_contaminated", minimum=0)
+    if max_contaminated > n_selected:
+        raise ValueError(f"max_contaminated must be at most n_selected ({n_selected}), got {max_contaminated}")
+    confidence = confidence_percent(delta)
     if n_selected == 0:
         return f"picked after looking: nothing selected (bound at {confidence} confidence not needed)"
     share = 100 * max_contaminated / n_selected

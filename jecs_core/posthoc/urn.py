@@ -142,8 +142,8 @@ def urn_max_null(grid: np.ndarray, mask: np.ndarray, levels: np.ndarray, thresho
     size = int(np.count_nonzero(mask))
     if size == 0:
         return 0
-    top = int(levels[-1])
-    at_or_below = np.cumsum(np.bincount(np.minimum(grid[mask], top + 1), minlength=top + 2))[levels]
+    # A sort of the set's grid indices, not a count per grid level: (m + 1) / 2 levels can outnumber the items.
+    at_or_below = np.searchsorted(np.sort(grid[mask]), levels, side="right")
     return int(min(size, np.min(size - at_or_below + thresholds - 1)))
 
 

@@ -174,8 +174,9 @@ def test_clustered_cards_bound_items_and_say_so():
     clustered = cluster_comparison(jecs_core.table_pvalues(table), find_duplicates(table, near=True).clusters,
                                    alpha=0.1, models=table.models)
     lines = _lines(at)
+    assert jecs_core.posthoc.post_hoc_calibration_size(table) is None  # copies: closed testing alone
     for method in clustered.methods:
         mask = clustered.selected(method)
-        bound = jecs_core.post_hoc_bound(jecs_core.table_pvalues(table), mask, delta=0.1, calibration_size=table.m)
+        bound = jecs_core.post_hoc_bound(jecs_core.table_pvalues(table), mask, delta=0.1)
         assert lines[method][1:] == (bound, int(mask.sum()))
     assert "each copy of a duplicated item counts" in _cards(at)

@@ -90,3 +90,29 @@ def test_metrics_take_the_same_masks():
         gcp(np.array([1.0, 0, 0.5, 0]), np.array([1, 1, 0, 0]))
     with pytest.raises(ValueError, match=r"^contaminated must be a boolean mask"):
         selection_metrics([True, False], [2, 0])
+
+
+@pytest.mark.parametrize("args, message", [
+    ((5, 3), r"^max_contaminated must be at most n_selected \(3\), got 5$"),
+    ((-1, 3), r"^max_contaminated must be an integer >= 0, got -1$"),
+    (("x", 3), r"^max_contaminated must be an integer >= 0, got 'x'$"),
+    ((1, 2.5), r"^n_selected must be an integer >= 0, got 2.5$"),
+])
+def test_the_sentence_refuses_counts_that_are_not_a_bound(args, message):
+    from jecs_core.posthoc import post_hoc_line
+
+    with pytest.raises(ValueError, match=message):
+        post_hoc_line(*args)
+
+
+@pytest.mark.parametrize("delta, shown", [(0.1, "90%"), (0.05, "95%"), (1e-12, "99.9999999999%"),
+                                          (0.9999999, "0.00001%"), (0.001, "99.9%")])
+def test_the_confidence_never_rounds_to_certainty(delta, shown):
+    from jecs_core.posthoc import post_hoc_line
+
+    assert f"with {shown} confidence" in post_hoc_line(1, 10, delta=delta)
+
+
+def test_a_huge_calibration_size_costs_no_memory():
+    # The urn's bound of one set counts over the set's items, not over (m + 1) / 2 grid levels.
+    assert post_hoc_bound(np.array([0.5, 0.9]), [True, True], calibration_size=10**18) == 2

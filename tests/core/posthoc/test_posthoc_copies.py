@@ -1,0 +1,113 @@
+"""Copies of test items and the post-hoc bound: the calibration urn is left out, and the bound holds.
+
+The urn's thresholds assume contaminated items fall below calibration values independently; fifty
+copies of one item fall together. These tests build such tables, check that the urn-based bound
+is exceeded far more often than delta (so the check has teeth) and that the bound the library
+chooses for them (closed testing alone) is not.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jecs_core as jc
+from jecs_cli import main
+from jecs_core.checks import cluster_comparison, find_duplicates
+from jecs_core.posthoc import fit_post_hoc, post_hoc_calibration_size
+
+ALPHAS = np.linspace(0.02, 0.5, 13)
+
+
+def _frame(rng, *, unique_members: int, copies: int, clean: int, m: int, texts: bool = False) -> pd.DataFrame:
+    """One model; calibration members and contaminated test items share a law, clean items score lower."""
+    members = np.repeat(rng.normal(size=unique_members), copies)
+    test = np.concatenate([members, rng.normal(-3.0, 1.0, clean)])
+    frame = pd.DataFrame({
+        "item_id": [f"c{i}" for i in range(m)] + [f"t{i}" for i in range(test.size)],
+        "split": ["calibration"] * m + ["test"] * test.size,
+        "score_a": np.concatenate([rng.normal(size=m), test]),
+        "member_a": [True] * m + [True] * members.size + [False] * clean,
+    })
+    if texts:
+        frame["text"] = [f"cal {i}" for i in range(m)] + [f"item {i}" for i in range(test.size)]
+    return frame
+
+
+def _violated(table, calibration_size, delta) -> bool:
+    """Whether a nested top-r set of max-p or a storey-maxp selection holds more contaminated items than its bound."""
+    p = jc.table_pvalues(table)
+    bad = table.test_members.any(axis=1)
+    fit = fit_post_hoc(p, delta=delta, calibration_size=calibration_size)
+    order = np.argsort(fit.p_max, kind="stable")
+    if np.any(np.concatenate([[0], np.cumsum(bad[order])]) > fit.top_set_bounds):
+        return True
+    rule = jc.get_rule("storey-maxp").prepare(p)
+    return any((rule.select(a).selected & bad).sum() > fit.bound(rule.select(a).selected) for a in ALPHAS)
+
+
+def test_copied_contaminated_items_break_the_urn_and_not_the_bound_chosen_for_them():
+    rng = np.random.default_rng(20261129)
+    delta, reps = 0.1, 200
+    urn = chosen = 0
+    for _ in range(reps):
+        table = jc.table_from_frame(_frame(rng, unique_members=20, copies=50, clean=300, m=1000))
+        size = post_hoc_calibration_size(table)
+        assert size is None
+        urn += _violated(table, table.m, delta)
+        chosen += _violated(table, size, delta)
+    se = np.sqrt(delta * (1 - delta) / reps)
+    print(f"violations: urn-based {urn / reps:.3f}, chosen {chosen / reps:.3f}")
+    assert urn / reps > delta + 4 * se, urn / reps  # the failure the choice avoids
+    assert chosen / reps <= delta + 2 * se, chosen / reps
+
+
+def test_a_table_without_copies_keeps_the_urn():
+    table = jc.table_from_frame(_frame(np.random.default_rng(1), unique_members=200, copies=1, clean=300, m=400,
+                                       texts=True))
+    assert post_hoc_calibration_size(table) == 400
+    assert post_hoc_calibration_size(table, duplicates=find_duplicates(table, near=False)) == 400
+
+
+def test_copies_by_text_alone_count():
+    frame = _frame(np.random.default_rng(2), unique_members=50, copies=1, clean=50, m=100, texts=True)
+    frame.loc[frame.index[-1], "text"] = "  item   0 "  # the first test item's text, white space aside
+    table = jc.table_from_frame(frame)
+    assert post_hoc_calibration_size(table) is None
+    report = find_duplicates(table, near=False)
+    assert post_hoc_calibration_size(table, duplicates=report) is None and "calibration urn" in report.warnings()[0]
+
+
+def test_a_clustered_comparison_shares_p_values_between_items():
+    table = jc.table_from_frame(_frame(np.random.default_rng(3), unique_members=50, copies=1, clean=50, m=100))
+    p = jc.table_pvalues(table)
+    singles = cluster_comparison(p, np.arange(table.n), alpha=0.1, models=table.models)
+    paired = cluster_comparison(p, np.arange(table.n) // 2, alpha=0.1, models=table.models)
+    assert post_hoc_calibration_size(table, comparison=singles) == table.m
+    assert post_hoc_calibration_size(table, comparison=paired) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(scores=st.lists(st.integers(0, 6), min_size=1, max_size=12), m=st.integers(1, 5))
+def test_the_urn_is_left_out_exactly_when_two_test_rows_are_equal(scores, m):
+    frame = pd.DataFrame({"item_id": [f"c{i}" for i in range(m)] + [f"t{i}" for i in range(len(scores))],
+                          "split": ["calibration"] * m + ["test"] * len(scores),
+                          "score_a": [0.5] * m + [float(s) for s in scores]})
+    table = jc.table_from_frame(frame)
+    expected = None if len(set(scores)) < len(scores) else m
+    assert post_hoc_calibration_size(table) == expected
+
+
+@pytest.mark.parametrize("copy", [False, True])
+def test_jecs_select_records_the_bound_it_can_stand_behind(tmp_path, copy, capsys):
+    frame = _frame(np.random.default_rng(4), unique_members=10, copies=5 if copy else 1, clean=100, m=200)
+    frame.drop(columns="member_a").to_csv(tmp_path / "scores.csv", index=False)
+    assert main(["select", str(tmp_path / "scores.csv"), "--out", str(tmp_path / "out.csv"), "--no-progress"]) == 0
+    record = json.loads((tmp_path / "out.json").read_text())["post_hoc"]
+    assert record["method"] == ("closed-simes-hommel" if copy else "closed-simes-hommel+conformal-urn")
+    assert ("calibration urn" in capsys.readouterr().err) is copy
