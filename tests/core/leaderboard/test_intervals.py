@@ -139,3 +139,19 @@ def test_inflation_with_a_tiny_group_covers_on_fresh_data(n_clean, n_rest):
 
 def test_one_graded_value_has_no_interval():
     assert np.isnan(mean_interval([0.7], rng=np.random.default_rng(0))).all()
+
+
+def test_the_bootstrap_of_few_levels_draws_the_same_means_as_resampling_items():
+    """Counts per level are multinomial: the means' distribution is the item resample's (same quantiles)."""
+    from jecs_core.leaderboard.intervals import _bootstrap_means
+
+    rng = np.random.default_rng(3)
+    values = rng.choice([0.0, 0.25, 0.5, 1.0], size=4000, p=[0.5, 0.2, 0.2, 0.1])
+    by_level = _bootstrap_means(values, np.random.default_rng(4), 4000)
+    jitter = values + np.arange(values.shape[0]) * 1e-12  # every value distinct: the item resample
+    by_item = _bootstrap_means(jitter, np.random.default_rng(5), 4000)
+    se = values.std() / np.sqrt(values.shape[0])
+    assert abs(by_level.mean() - values.mean()) < 0.1 * se and abs(by_item.mean() - values.mean()) < 0.1 * se
+    assert by_level.std() == pytest.approx(se, rel=0.05) and by_item.std() == pytest.approx(se, rel=0.05)
+    for q in (0.025, 0.5, 0.975):
+        assert abs(np.quantile(by_level, q) - np.quantile(by_item, q)) < 0.15 * se
