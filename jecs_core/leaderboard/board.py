@@ -30,6 +30,7 @@ from .results import ResultsTable, is_binary
 LEADERBOARD_COLUMNS = (
     "model", "n_all", "accuracy_all", "n_clean", "accuracy_clean", "ci_low", "ci_high",
     "bound_low", "bound_high", "inflation", "inflation_low", "inflation_high", "rank_all", "rank_clean",
+    "move",
 )
 
 
@@ -97,6 +98,22 @@ def _ranks(means: np.ndarray) -> pd.api.extensions.ExtensionArray:
     Missing rather than last: with no clean item selected every model would otherwise share rank 1.
     """
     return pd.Series(means).rank(method="min", ascending=False, na_option="keep").astype("Int64").array
+
+
+def _moves(all_means: np.ndarray, clean_means: np.ndarray) -> pd.api.extensions.ExtensionArray:
+    """Places gained on the clean subset (positive: ranked higher there), among the models ranked on both.
+
+    A model without one of the two ranks (no clean mean, or results on the clean items only) takes no
+    part: it has no move, and it shifts no other model's, since a rank it holds on one side alone would
+    read as a change of place that no comparison of the two rankings shows.
+    """
+    both = ~np.isnan(all_means) & ~np.isnan(clean_means)
+    moves = pd.Series(pd.NA, index=range(all_means.shape[0]), dtype="Int64")
+    if both.any():
+        ranks_all = pd.Series(all_means[both]).rank(method="min", ascending=False).to_numpy()
+        ranks_clean = pd.Series(clean_means[both]).rank(method="min", ascending=False).to_numpy()
+        moves[np.flatnonzero(both)] = (ranks_all - ranks_clean).astype(int)
+    return moves.array
 
 
 def _unranked_last(ranks: pd.Series) -> np.ndarray:
@@ -222,8 +239,10 @@ def leaderboard(table: ScoreTable, results: ResultsTable, *, alpha: float = 0.1,
     columns = _model_rows(values, selected, unknown=partial, binary=binary, confidence=confidence,
                           max_contaminated=bound, rng=rng)
     frame = pd.DataFrame({"model": list(table.models), **columns})
-    frame["rank_all"] = _ranks(np.where(partial, np.nan, frame["accuracy_all"].to_numpy(dtype=float)))
+    full_means = np.where(partial, np.nan, frame["accuracy_all"].to_numpy(dtype=float))
+    frame["rank_all"] = _ranks(full_means)
     frame["rank_clean"] = _ranks(frame["accuracy_clean"].to_numpy())
+    frame["move"] = _moves(full_means, frame["accuracy_clean"].to_numpy(dtype=float))
     order = list(np.lexsort((_unranked_last(frame["rank_all"]), _unranked_last(frame["rank_clean"]))))
     pairs = pairwise_table(values[selected], table.models, order, binary=binary, level=level, rng=rng)
     return Leaderboard(frame=frame[list(LEADERBOARD_COLUMNS)], pairwise=pairs, selected=selected,

@@ -62,6 +62,18 @@ def test_a_model_without_results_outside_the_clean_subset_has_no_inflation(audit
     # Its clean mean is not ranked among the others' full means; they rank among themselves.
     assert pd.isna(row["rank_all"]) and sorted(others["rank_all"].tolist()) in ([1, 2], [1, 1])
     assert not pd.isna(row["rank_clean"]) and any("no rank on the full benchmark" in w for w in board.warnings)
+    assert pd.isna(row["move"]) and not others["move"].isna().any()
+
+
+def test_a_model_ranked_on_one_side_only_moves_no_other_model():
+    """m1 has results on the clean items only (no full mean): m0 and m2 keep their order, so neither moves."""
+    from jecs_core.leaderboard.board import _moves
+
+    kept = _moves(np.array([0.9, np.nan, 0.5]), np.array([0.8, 0.95, 0.7]))
+    assert pd.isna(kept[1]) and (kept[0], kept[2]) == (0, 0)
+    swapped = _moves(np.array([0.9, np.nan, 0.5]), np.array([0.6, 0.95, 0.7]))
+    assert (swapped[0], swapped[2]) == (-1, 1)
+    assert _moves(np.array([np.nan, 0.4]), np.array([0.5, np.nan])).isna().all()
 
 
 def test_a_results_table_keeps_its_own_read_only_copy():
