@@ -10,7 +10,12 @@ post-hoc bound against ``leaderboard``) is printed beside it.
 
 Target: the leaderboard within 2x the time of ``jecs select``.
 
-Run:  python benchmarks/bench_leaderboard.py [--n 1000000] [--m 100000] [--k 16] [--rounds 3]
+A graded metric (``--metric f1``, an F1-like value on a 1/20 lattice) is timed the same way at K = 16 on two
+smaller tables with 2% members per model: ``--graded-n`` test items (45,000: the bootstrap intervals), and 800 test items (every pair has
+at most 1,000 nonzero differences, so its sign-flip test runs 23,999 Monte Carlo draws, the family's
+:func:`~jecs_core.leaderboard.pairwise.signflip_draws`).
+
+Run:  python benchmarks/bench_leaderboard.py [--n 1000000] [--m 100000] [--k 16] [--rounds 3] [--graded-n 45000]
 """
 
 from __future__ import annotations
@@ -35,9 +40,9 @@ from jecs_core import compare_methods, load_results, load_scores, post_hoc_bound
 from jecs_core.leaderboard import leaderboard  # noqa: E402
 
 
-def write_inputs(directory: Path, n: int, m: int, k: int, seed: int = 0) -> tuple[Path, Path]:
+def write_inputs(directory: Path, n: int, m: int, k: int, seed: int = 0, graded: bool = False) -> tuple[Path, Path]:
     rng = np.random.default_rng(seed)
-    members = rng.random((n, k)) < 0.1
+    members = rng.random((n, k)) < (0.02 if graded else 0.1)  # graded: most items clean of all 16 models
     models = [f"model{j:02d}" for j in range(k)]
     ids = np.r_[np.char.add("c", np.arange(m).astype(str)), np.char.add("t", np.arange(n).astype(str))].astype(object)
     scores = pd.DataFrame({"item_id": ids, "split": np.r_[np.full(m, "calibration"), np.full(n, "test")].astype(object)})
@@ -46,7 +51,11 @@ def write_inputs(directory: Path, n: int, m: int, k: int, seed: int = 0) -> tupl
     skill = np.linspace(0.4, 0.8, k)
     results = pd.DataFrame({"item_id": ids[m:]})
     for j, name in enumerate(models):
-        results[f"correct_{name}"] = (members[:, j] | (rng.random(n) < skill[j])).astype(np.int8)
+        if graded:  # an F1 of short answers: a few levels, 1 on a seen item
+            value = np.round(np.clip(rng.normal(skill[j], 0.25, n), 0, 1) * 20) / 20
+            results[f"f1_{name}"] = np.where(members[:, j], 1.0, value)
+        else:
+            results[f"correct_{name}"] = (members[:, j] | (rng.random(n) < skill[j])).astype(np.int8)
     paths = directory / "scores.parquet", directory / "results.parquet"
     scores.to_parquet(paths[0], index=False)
     results.to_parquet(paths[1], index=False)
@@ -75,6 +84,7 @@ def main(argv=None) -> int:
     parser.add_argument("--k", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--alpha", type=float, default=0.1)
+    parser.add_argument("--graded-n", type=int, default=45_000)
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -111,7 +121,24 @@ def main(argv=None) -> int:
     print(f"load average (1 min) during the rounds: {min(loads):.2f} to {max(loads):.2f}")
     target = statistics.median(ratios["command"])
     print(f"target: jecs leaderboard <= 2x jecs select -> {target:.2f}x ({'met' if target <= 2.0 else 'NOT met'})")
+    for n in (args.graded_n, 800):
+        graded(n, min(args.m, 10_000), args.k, args.alpha, args.rounds)
     return 0
+
+
+def graded(n: int, m: int, k: int, alpha: float, rounds: int) -> None:
+    """``jecs leaderboard --metric f1`` against ``jecs select`` on one table, median of the per-round ratios."""
+    with tempfile.TemporaryDirectory() as tmp:
+        scores, results = write_inputs(Path(tmp), n, m, k, graded=True)
+        walls = []
+        for _ in range(rounds):
+            s = timed(lambda: jecs(["select", str(scores), "--alpha", str(alpha), "--no-diagnostics"]))
+            b = timed(lambda: jecs(["leaderboard", str(scores), "--results", str(results), "--metric", "f1",
+                                    "--alpha", str(alpha)]))
+            walls.append((s, b))
+    s, b = (statistics.median(w[i] for w in walls) for i in (0, 1))
+    print(f"graded (f1), n = {n:,}, m = {m:,}, K = {k}: select {s:.2f} s, leaderboard {b:.2f} s, "
+          f"ratio {statistics.median(w[1] / w[0] for w in walls):.2f}x")
 
 
 if __name__ == "__main__":
