@@ -210,7 +210,7 @@ TABLE_CAPTION = ("Rank 1 is the best. The 95% interval is Wilson's for a 0/1 met
 def summary_cards(board) -> None:
     """Three numbers: the clean subset's size, how many models change rank, the largest inflation."""
     frame = board.frame
-    moved = int((frame["rank_all"] != frame["rank_clean"]).fillna(False).sum())  # an unranked model does not count
+    moved = int((frame["move"].fillna(0) != 0).sum())  # a model without one of the ranks does not count
     inflation = frame["inflation"].dropna()  # a model without results on the clean items has none
     cols = st.columns(3)
     cols[0].metric("Clean items", f"{int(frame['n_clean'].max()):,} of {int(frame['n_all'].max()):,}",

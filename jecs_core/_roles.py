@@ -83,6 +83,12 @@ def read_as_written(names, layout: str = "auto") -> tuple:
     return tuple(name for name in names if name not in typed and not str(name).startswith(prefixes))
 
 
+def id_form(item_id: str) -> str:
+    """An item id with compatibility forms and invisible characters folded (letter case and spaces kept:
+    ``a1`` and ``A1`` may be two items, ``café`` composed and decomposed are not)."""
+    return "".join(ch for ch in unicodedata.normalize("NFKC", item_id) if unicodedata.category(ch) != "Cf")
+
+
 def printed_form(name: str) -> str:
     """What a reader sees of a name: compatibility forms, letter case, spaces and invisible characters folded."""
     shown = "".join(ch for ch in unicodedata.normalize("NFKC", name) if unicodedata.category(ch) != "Cf")

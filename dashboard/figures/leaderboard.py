@@ -39,11 +39,9 @@ class LeaderboardData:
     rank_clean: np.ndarray
     n_all: np.ndarray
     n_clean: np.ndarray
-
-    @property
-    def moves(self) -> np.ndarray:
-        """Places gained on the clean subset (positive: the model ranks higher once contamination is removed); NaN unranked."""
-        return self.rank_all - self.rank_clean
+    # Places gained on the clean subset (positive: higher once contamination is removed), counted among the
+    # models ranked on both sides; NaN for a model without one of the ranks.
+    moves: np.ndarray
 
 
 def _leaderboard_data(frame: pd.DataFrame) -> LeaderboardData:
@@ -61,6 +59,7 @@ def _leaderboard_data(frame: pd.DataFrame) -> LeaderboardData:
         rank_all=rows["rank_all"].to_numpy(dtype=float, na_value=np.nan),
         rank_clean=rows["rank_clean"].to_numpy(dtype=float, na_value=np.nan),
         n_all=rows["n_all"].to_numpy(dtype=int), n_clean=rows["n_clean"].to_numpy(dtype=int),
+        moves=rows["move"].to_numpy(dtype=float, na_value=np.nan),
     )
 
 
@@ -116,9 +115,9 @@ def plot_leaderboard(frame: pd.DataFrame, metric: str = "accuracy") -> go.Figure
                "standoff": 6, "startstandoff": 6, "text": ""}
               for label, f, c in zip(y, data.full, data.clean) if abs(f - c) > 1e-12]
     ranks = [{"x": 1.01, "y": label, "xref": "paper", "yref": "y", "xanchor": "left", "showarrow": False,
-              "text": f"{_rank_text(ra)} → {_rank_text(rc)} {_move_text(ra - rc)}",
-              "font": {"color": UP_COLOR if ra > rc else DOWN_COLOR if ra < rc else REFERENCE_COLOR}}
-             for label, ra, rc in zip(y, data.rank_all, data.rank_clean)]
+              "text": f"{_rank_text(ra)} → {_rank_text(rc)} {_move_text(move)}",
+              "font": {"color": UP_COLOR if move > 0 else DOWN_COLOR if move < 0 else REFERENCE_COLOR}}
+             for label, ra, rc, move in zip(y, data.rank_all, data.rank_clean, data.moves)]
     n_changed = int(((data.moves != 0) & ~np.isnan(data.moves)).sum())  # an unranked model does not count
     title = (f"Full benchmark against the clean subset: {n_changed} of {len(y)} models change rank" if n_changed
              else f"Full benchmark against the clean subset: the ranking of the {len(y)} models is unchanged")

@@ -124,25 +124,26 @@ def _rank(rank) -> str:
     return "-" if isna(rank) else str(int(rank))
 
 
-def _move(rank_all, rank_clean) -> str:
+def _move(move) -> str:
     from pandas import isna
 
-    if isna(rank_all) or isna(rank_clean):  # a model without a mean on one side has no rank there
+    if isna(move):  # counted only among models ranked on both sides (the frame's 'move' column)
         return "-"
-    change = int(rank_all) - int(rank_clean)
+    change = int(move)
     return f"+{change}" if change > 0 else str(change) if change < 0 else "="
 
 
 def format_leaderboard(board, *, scores: str, results: str) -> str:
     """The printed summary: settings, one line per model (best clean rank first), the significant differences."""
     from ..leaderboard import by_rank
+    from ..posthoc.report import confidence_percent
 
     pct = f"{board.confidence:.0%}"
     lines = [
         f"input: {scores}   results: {results}   metric: {board.metric} ({'0/1' if board.binary else 'mean'})",
         f"clean subset: {REGISTRY[board.method].label} at alpha = {board.alpha:g}: {board.n_clean} of "
         f"{board.selected.shape[0]} test items; at most {board.max_contaminated} contaminated with "
-        f"{1 - board.delta:.0%} confidence (post-hoc bound)",
+        f"{confidence_percent(board.delta)} confidence (post-hoc bound)",
         f"{'rank':>4}  {'model':<20}{'clean':>8}  {pct + ' interval':<17}{'truly clean':<17}{'n_clean':>8}"
         f"{'all':>8}{'n_all':>8}{'rank_all':>9}{'move':>6}  inflation [{pct}]",
     ]
@@ -152,7 +153,7 @@ def format_leaderboard(board, *, scores: str, results: str) -> str:
         inflation = f"{_number(row.inflation, 4)} [{_number(row.inflation_low, 4)}, {_number(row.inflation_high, 4)}]"
         lines.append(f"{_rank(row.rank_clean):>4}  {str(row.model):<20}{_number(row.accuracy_clean):>8}  {interval:<17}{truly:<17}"
                      f"{row.n_clean:>8}{_number(row.accuracy_all):>8}{row.n_all:>8}{_rank(row.rank_all):>9}"
-                     f"{_move(row.rank_all, row.rank_clean):>6}  {inflation}")
+                     f"{_move(row.move):>6}  {inflation}")
     if not board.n_clean:
         lines.append(f"no test item is selected at alpha = {board.alpha:g}, so there is no clean subset to rank on: "
                      "raise --alpha or pick another --method")

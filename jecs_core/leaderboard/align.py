@@ -30,6 +30,19 @@ def _another_metric(unknown: list[str], table: ScoreTable, results: ResultsTable
     return f"; they look like the metric '{results.metric}_{words.pop()}' of the table's models: choose that metric"
 
 
+def _spelt_otherwise(missing: np.ndarray, test_ids: np.ndarray) -> str:
+    """A hint when ids missing from the table match test ids once Unicode forms are folded."""
+    odd = [str(i) for i in missing if not str(i).isascii()]
+    if not odd:
+        return ""
+    from .._roles import id_form
+
+    table_forms = {i if i.isascii() else id_form(i) for i in map(str, test_ids)}
+    alike = [i for i in odd if id_form(i) in table_forms]
+    return (f"; {len(alike)} of them match a test id once Unicode forms and invisible characters are folded "
+            f"(first: {ascii(alike[0])}): the two files spell those ids differently") if alike else ""
+
+
 def align_results(table: ScoreTable, results: ResultsTable) -> tuple[np.ndarray, list[str]]:
     """``results`` as an (n, K) matrix over the table's test items and models, and the mismatch lines.
 
@@ -57,14 +70,15 @@ def align_results(table: ScoreTable, results: ResultsTable) -> tuple[np.ndarray,
             notes.append(f"{int(calibration.sum())} item(s) with results are calibration items; "
                          "they are not part of the benchmark and are not ranked")
         if (~calibration).any():
-            first = results.item_ids[outside][~calibration][0]
-            notes.append(f"{int((~calibration).sum())} item(s) with results are not in the score table "
-                         f"(first: {first!r}); they are not ranked")
+            missing = results.item_ids[outside][~calibration].astype(str)
+            notes.append(f"{missing.size} item(s) with results are not in the score table "
+                         f"(first: {str(missing[0])!r}); they are not ranked" + _spelt_otherwise(missing, table.test_ids))
     columns = [results.models.index(m) for m in table.models]
     matrix = np.full((table.n, table.K), np.nan)
     matrix[rows[~outside]] = results.values[~outside][:, columns]
     # Results the leaderboard does not rank (calibration items, unknown ids) neither make nor unmake a 0/1 metric.
-    notes[len(results.notes):len(results.notes)] = _stray_values_note(matrix, table.test_ids, table.models, results.metric)
+    notes[len(results.notes):len(results.notes)] = (_stray_values_note(matrix, table.test_ids, table.models, results.metric)
+                                                    + _scale_note(matrix, table.models, results.metric))
     missing = np.isnan(matrix).sum(axis=0)
     if table.n and (missing == table.n).any():
         _refuse_no_test_results(table, results, [m for m, c in zip(table.models, missing) if c == table.n])
@@ -88,6 +102,23 @@ def _stray_values_note(values: np.ndarray, item_ids, models, metric: str) -> lis
     return [f"{metric!r} is 0/1 except {count} result(s) (first: {shown} for model "
             f"{models[col]!r}, item {str(item_ids[row])!r}); it is treated as a graded metric (bootstrap "
             "intervals, sign-flip tests): correct those cells if the metric is 0/1"]
+
+
+def _scale_note(values: np.ndarray, models, metric: str) -> list[str]:
+    """Some models' results within [0, 1] and others' above 1: percent beside fractions, most likely, which
+    would rank the latter first by a factor of a hundred."""
+    present = ~np.isnan(values)
+    has = present.any(axis=0)
+    low = np.where(present, values, 0.0).min(axis=0, initial=0.0)
+    high = np.where(present, values, 0.0).max(axis=0, initial=0.0)
+    within = has & (low >= 0) & (high <= 1) & (high > 0)
+    over = has & (high > 1)
+    if not (within.any() and over.any()):
+        return []
+    shown = ", ".join(f"{models[k]!r} ({low[k]:g} to {high[k]:g})" for k in np.flatnonzero(over)[:3])
+    return [f"{metric!r} runs above 1 for {int(over.sum())} model(s) ({shown}{', ...' if over.sum() > 3 else ''}) "
+            f"and within [0, 1] for {int(within.sum())}: percent beside fractions? the means are compared as they "
+            "are; put every model's results on one scale"]
 
 
 def inflation_notes(partial: np.ndarray, n_rest: int, models) -> list[str]:

@@ -13,7 +13,7 @@ from ..compare import compare_pvalues
 from ..conformal import table_pvalues
 from ..data import ScoreTable
 from ..envelope import DEFAULT_LAMBDA_GRID
-from ..posthoc import post_hoc_bound
+from ..posthoc import post_hoc_bound, post_hoc_calibration_size
 from ..rules import get_rule
 from .align import align_results, inflation_notes
 from .intervals import (
@@ -227,7 +227,8 @@ def leaderboard(table: ScoreTable, results: ResultsTable, *, alpha: float = 0.1,
     comparison = compare_pvalues(pvalues, alpha=alpha, methods=[name], lam=lam, knn=knn,
                                  lambda_grid=lambda_grid, models=table.models, **options)
     selected = np.asarray(comparison.selected(name), dtype=bool)
-    bound = int(post_hoc_bound(comparison.pvalues, selected, delta=delta, calibration_size=table.m))
+    size = post_hoc_calibration_size(table, comparison=comparison)  # the urn only where no test items are copies
+    bound = int(post_hoc_bound(comparison.pvalues, selected, delta=delta, calibration_size=size))
     # With test items left out of the clean subset, a model without a result on any of them (a re-run of the
     # clean items only) has nothing to compare its clean mean with: no inflation, and no rank among full means.
     partial = (~selected).any() & np.isnan(values[~selected]).all(axis=0)

@@ -22,7 +22,7 @@ def _frame(bounds: bool = True) -> pd.DataFrame:
         "n_all": [300, 300, 300], "accuracy_all": [0.50, 0.30, 0.40],
         "n_clean": [120, 120, 120], "accuracy_clean": [0.20, 0.32, 0.25],
         "ci_low": [0.14, 0.25, 0.18], "ci_high": [0.28, 0.40, 0.33],
-        "rank_all": [1, 3, 2], "rank_clean": [3, 1, 2],
+        "rank_all": [1, 3, 2], "rank_clean": [3, 1, 2], "move": [-2.0, 2.0, 0.0],
     })
     if bounds:
         frame["bound_low"] = [0.18, 0.29, 0.23]
@@ -43,12 +43,14 @@ def test_an_unranked_model_shows_no_rank_and_no_move_and_is_not_counted_as_moved
     frame = _frame()
     frame["rank_clean"] = pd.array([pd.NA, 1, 2], dtype="Int64")
     frame.loc[0, ["accuracy_clean", "ci_low", "ci_high"]] = np.nan
+    # Moves count among the models ranked on both sides: honest 2nd of the two on the full benchmark, 1st clean.
+    frame["move"] = [np.nan, 1.0, -1.0]
     data = _leaderboard_data(frame)
     assert data.models[-1] == "exposed" and np.isnan(data.moves[-1])
     fig = plot_leaderboard(frame)
     texts = [a.text for a in fig.layout.annotations if a.xref == "paper"]
-    assert "#1 → – " in texts and "#3 → #1 ▲2" in texts
-    assert fig.layout.title.text.startswith("Full benchmark against the clean subset: 1 of 3 models change rank")
+    assert "#1 → – " in texts and "#3 → #1 ▲1" in texts
+    assert fig.layout.title.text.startswith("Full benchmark against the clean subset: 2 of 3 models change rank")
 
 
 def test_data_without_bound_columns_has_no_band():
@@ -83,6 +85,7 @@ def test_equal_scores_draw_no_arrow_and_unchanged_ranking_says_so():
     frame = _frame()
     frame["accuracy_all"] = frame["accuracy_clean"]
     frame["rank_all"] = frame["rank_clean"]
+    frame["move"] = 0.0
     fig = plot_leaderboard(frame)
     assert not [a for a in fig.layout.annotations if a.showarrow]
     assert "ranking of the 3 models is unchanged" in fig.layout.title.text

@@ -43,7 +43,7 @@ def test_distribution_titles_and_hovers_show_model_names_as_text():
 def test_leaderboard_metric_name_is_text():
     frame = pd.DataFrame({"model": ["a", "b"], "n_all": [10, 10], "accuracy_all": [0.5, 0.4], "n_clean": [5, 5],
                           "accuracy_clean": [0.4, 0.5], "ci_low": [0.1, 0.2], "ci_high": [0.7, 0.8],
-                          "rank_all": [1, 2], "rank_clean": [2, 1]})
+                          "rank_all": [1, 2], "rank_clean": [2, 1], "move": [-1.0, 1.0]})
     fig = plot_leaderboard(frame, metric="<i>f1</i> %{x}")
     texts = [fig.layout.xaxis.title.text] + [t.hovertemplate for t in fig.data if t.hovertemplate]
     assert all("&lt;i&gt;f1&lt;/i&gt; &#37;{x}" in t for t in texts)
