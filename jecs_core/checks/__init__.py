@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from .._roles import ROLE_PREFIXES, SCORE_PREFIX, printed_form, role_lookalike
+from .._roles import ROLE_PREFIXES, SCORE_PREFIX, id_form, printed_form, role_lookalike
 from .across import CalibrationCopies, calibration_copies
 from .cluster import ClusterResult, cluster_comparison, cluster_pvalues, expand_clusters
 from .direction import DirectionCheck, score_direction
@@ -51,7 +51,25 @@ def role_lookalikes(table) -> list[str]:
         if model != model.strip():
             found.append(f"warning: model {model!r} (column {SCORE_PREFIX + model!r}) has spaces at its ends; results "
                          f"and model names elsewhere must match it exactly: rename the column {SCORE_PREFIX + model.strip()!r}")
-    return found + look_alike_models(table.models)
+    return found + look_alike_models(table.models) + look_alike_ids(table)
+
+
+def look_alike_ids(table) -> list[str]:
+    """A warning when item ids differ only in Unicode form or invisible characters (``café`` composed
+    and decomposed, ``ab`` and ``a\u200bb``): two items to jecs that print as one."""
+    ids = [str(i) for i in (*table.calibration_ids, *table.test_ids)]
+    if "".join(ids).isascii():  # the common case, in one pass: only non-ASCII ids can look alike
+        return []
+    forms: dict[str, set[str]] = {}
+    for item in ids:
+        forms.setdefault(item if item.isascii() else id_form(item), set()).add(item)
+    groups = [sorted(group) for group in forms.values() if len(group) > 1]
+    if not groups:
+        return []
+    shown = "; ".join(" and ".join(ascii(i) for i in group) for group in groups[:3])
+    return [f"warning: {len(groups)} group(s) of item ids differ only in Unicode form or invisible characters and "
+            f"print alike ({shown}{'; ...' if len(groups) > 3 else ''}); each is a separate item here: spell each "
+            "item's id one way in every file"]
 
 
 def look_alike_models(models) -> list[str]:
@@ -71,4 +89,4 @@ def look_alike_models(models) -> list[str]:
 
 
 __all__ = ["CalibrationCopies", "calibration_copies", "ClusterResult", "DirectionCheck", "cluster_comparison", "DuplicateReport", "cluster_pvalues", "data_warnings", "expand_clusters",
-           "find_duplicates", "look_alike_models", "printed_form", "role_lookalikes", "score_direction"]
+           "find_duplicates", "look_alike_ids", "look_alike_models", "printed_form", "role_lookalikes", "score_direction"]

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._blocks import row_blocks
-from .shingles import SHINGLE, shingle_hashes  # noqa: F401  (SHINGLE: the near-duplicate pass's unit, named here too)
+from .shingles import SHINGLE, minhashes, shingle_hashes  # noqa: F401  (the near-duplicate pass's unit, named here too)
 
 TEXT_COLUMN = "text"
 # Jaccard similarity of character 5-gram shingles above which two texts count as near-duplicates.
@@ -144,10 +144,12 @@ def row_labels(values: np.ndarray) -> np.ndarray:
 
 
 def normalised(texts) -> pd.Series:
-    """Texts with runs of white space made one space; a missing or blank text becomes ``None``."""
+    """Texts in Unicode's composed form (NFC) with runs of white space made one space; a missing or
+    blank text becomes ``None``. NFC: an accented letter typed as one code point or as a letter and a
+    combining mark is one text, as a reader sees it."""
     series = pd.Series(texts, dtype=object)
     present = series.notna().to_numpy()
-    joined = series[present].astype(str).str.split().str.join(" ")
+    joined = series[present].astype(str).str.normalize("NFC").str.split().str.join(" ")
     out = pd.Series(None, index=series.index, dtype=object)
     out[present] = joined.where(joined != "", None).to_numpy(dtype=object)
     return out
@@ -187,11 +189,10 @@ def _text_labels(texts: pd.Series) -> np.ndarray:
 
 
 def _near_edges(texts: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    from datasketch import MinHash, MinHashLSH
+    from datasketch import MinHashLSH
 
     present = np.flatnonzero(texts.notna().to_numpy())  # a missing text is like no other
-    shingles = [shingle_hashes(t) for t in texts.iloc[present].str.lower()]
-    hashes = MinHash.bulk(shingles, num_perm=NUM_PERM, seed=1, hashfunc=int)
+    hashes = list(minhashes(texts.iloc[present].str.lower(), num_perm=NUM_PERM))
     lsh = MinHashLSH(threshold=NEAR_THRESHOLD, num_perm=NUM_PERM)
     for j, h in enumerate(hashes):
         lsh.insert(j, h)

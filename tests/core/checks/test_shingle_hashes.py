@@ -77,3 +77,14 @@ def test_near_copies_are_found_and_unrelated_texts_are_not(seed):
     assert len(found & pairs) >= 57  # LSH finds a pair at Jaccard ~0.9 with probability near 1
     assert found <= pairs  # strangers share almost no 5-gram: never above NEAR_THRESHOLD
     assert NEAR_THRESHOLD < 0.9
+
+
+def test_sketches_fed_deduplicated_and_in_chunks_equal_the_library_fed_every_shingle():
+    datasketch = pytest.importorskip("datasketch", reason="the near-duplicate pass needs the 'text' extra")
+    from jecs_core.checks.shingles import minhashes
+
+    texts = ["the cat sat on the mat " * 40, "a b", "", "x" * 3000, "the cat sat on a mat " * 39]
+    library = datasketch.MinHash.bulk([shingle_hashes(t) for t in texts], num_perm=64, seed=1, hashfunc=int)
+    for chunk in (7, 4096):  # 7: a long text crosses many chunks, with repeated shingles in each
+        ours = list(minhashes(texts, num_perm=64, chunk=chunk))
+        assert all(np.array_equal(a.hashvalues, b.hashvalues) for a, b in zip(ours, library))
