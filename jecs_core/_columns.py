@@ -205,9 +205,12 @@ def label_column(raw: pd.Series, column: str, rows: np.ndarray, where: Where) ->
     unlike = ~rows & (values != 1.0) & raw.notna().to_numpy()
     if unlike.any():
         first = raw[unlike].iloc[0]
+        # A word ("True", "member") is a spelling to fix, a number other than 1 a non-member to move.
+        advice = ("write 1; a whole column of True/False is read as 1/0 too" if np.isnan(values[unlike][0])
+                  else "move a non-member to the test split")
         return None, where.problem(
             column, f"label {_label_shown(first)} at {where.rows(unlike)} (calibration); calibration items are known "
-                    "members, so their labels must be 1 or empty (move a non-member to the test split)"
+                    f"members, so their labels must be 1 or empty: {advice}"
         )
     return values, None
 

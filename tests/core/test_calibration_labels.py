@@ -80,3 +80,12 @@ def test_a_csv_loads_exactly_when_every_calibration_label_says_member(cells, tmp
         first = next(j for j, cell in enumerate(cells) if cell not in ("", "1", "1.0"))
         with pytest.raises(ScoreTableError, match=rf"column 'member_b': label .* at rows? {first + 1}\b.* \(calibration\); calibration items"):
             load_scores(path)
+
+
+@pytest.mark.parametrize(("cell", "advice"), [("True", "write 1; a whole column of True/False is read as 1/0 too"),
+                                              ("member", "write 1; a whole column of True/False is read as 1/0 too"),
+                                              (0, "move a non-member to the test split"),
+                                              (2, "move a non-member to the test split")])
+def test_a_word_on_a_calibration_row_is_a_spelling_to_fix_and_a_number_a_row_to_move(cell, advice):
+    with pytest.raises(ScoreTableError, match=r"their labels must be 1 or empty: " + advice + "$"):
+        table_from_frame(_frame([1, 1, cell, 1, 1]))
