@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._roles import ROLE_PREFIXES, SCORE_PREFIX, id_form, printed_form, role_lookalike
 from .across import CalibrationCopies, calibration_copies
 from .cluster import ClusterResult, cluster_comparison, cluster_pvalues, expand_clusters
@@ -57,8 +59,13 @@ def role_lookalikes(table) -> list[str]:
 def look_alike_ids(table) -> list[str]:
     """A warning when item ids differ only in Unicode form or invisible characters (``café`` composed
     and decomposed, ``ab`` and ``a\u200bb``): two items to jecs that print as one."""
-    ids = [str(i) for i in (*table.calibration_ids, *table.test_ids)]
-    if "".join(ids).isascii():  # the common case, in one pass: only non-ASCII ids can look alike
+    ids = np.concatenate([table.calibration_ids, table.test_ids]).tolist()
+    try:
+        ascii_only = "".join(ids).isascii()  # the common case, in one pass: only non-ASCII ids can look alike
+    except TypeError:  # ids built by hand may be numbers
+        ids = [str(i) for i in ids]
+        ascii_only = "".join(ids).isascii()
+    if ascii_only:
         return []
     forms: dict[str, set[str]] = {}
     for item in ids:
