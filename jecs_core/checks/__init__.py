@@ -59,13 +59,14 @@ def role_lookalikes(table) -> list[str]:
 def look_alike_ids(table) -> list[str]:
     """A warning when item ids differ only in Unicode form or invisible characters (``café`` composed
     and decomposed, ``ab`` and ``a\u200bb``): two items to jecs that print as one."""
-    ids = np.concatenate([table.calibration_ids, table.test_ids]).tolist()
-    try:
-        ascii_only = "".join(ids).isascii()  # the common case, in one pass: only non-ASCII ids can look alike
+    splits = (np.asarray(table.calibration_ids).tolist(), np.asarray(table.test_ids).tolist())
+    try:  # the common case, one pass per split: only non-ASCII ids can look alike
+        if all("".join(ids).isascii() for ids in splits):
+            return []
     except TypeError:  # ids built by hand may be numbers
-        ids = [str(i) for i in ids]
-        ascii_only = "".join(ids).isascii()
-    if ascii_only:
+        pass
+    ids = [str(i) for split in splits for i in split]
+    if "".join(ids).isascii():
         return []
     forms: dict[str, set[str]] = {}
     for item in ids:
