@@ -88,7 +88,7 @@ def hand_bound_line(table: ScoreTable, comparison: Comparison, method: str, data
         if st.session_state.get(hand_edit.EDITING):
             st.caption("No hand edits: the set is the rule's selection.")
         return
-    bound, size = posthoc_view.set_bound(data_key, table, edited.mask)
+    bound, size = posthoc_view.set_bound(data_key, table, comparison, edited.mask)
     with st.container(border=True, key="hand-edited"):
         st.text(f"Hand-edited set, {edited.label}")
         st.text(post_hoc_line(bound, size, delta=posthoc_view.current_delta()))

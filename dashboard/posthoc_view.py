@@ -1,8 +1,10 @@
 """The post-hoc bound on the Select page: the δ setting (kept in the URL) and each card's post-hoc line.
 
-The bound is :func:`jecs_core.fit_post_hoc` on the item-level max-p with the calibration size
-``m`` (left out where test items are copies): one fit per (data set, δ), cached; a card's bound is ``fit.bound(selection)``, one pass over
-its mask, cached per (data set, α, options, δ), so dragging α back to a value seen costs a lookup.
+The bound is :func:`jecs_core.fit_post_hoc` on the max-p of the p-values the cards' rules ran on (the
+items', or the clusters' with the cluster toggle on) with the calibration size ``m`` (left out where test
+items are copies): the export records the same. One fit per (data set, clusters, δ), cached; a card's
+bound is ``fit.bound(selection)``, one pass over its mask, cached per (data set, α, options, δ), so
+dragging α back to a value seen costs a lookup.
 The sentence is :func:`jecs_core.posthoc.post_hoc_line`, the same words ``jecs select`` prints.
 """
 
@@ -15,6 +17,7 @@ import streamlit as st
 
 from jecs_core import Comparison, ScoreTable, fit_post_hoc
 from jecs_core.posthoc import post_hoc_calibration_size, post_hoc_line
+from jecs_core.posthoc.copies import clustered
 from jecs_core.posthoc.fit import check_delta
 
 from . import commit_view, compute, hand_edit, state
@@ -82,18 +85,19 @@ def write_delta_url(delta: float) -> None:
 
 
 @st.cache_resource(show_spinner="Fitting the post-hoc bound...", max_entries=8)
-def post_hoc_fit(data_key: str, delta: float, _table: ScoreTable):
-    """:func:`jecs_core.fit_post_hoc` on the item-level max-p of the cached p-values, with ``m`` given
-    unless test items are copies (:func:`jecs_core.posthoc.post_hoc_calibration_size`)."""
-    p_max = np.asarray(compute.pvalues(data_key, _table)).max(axis=1)
-    return fit_post_hoc(p_max, delta=delta, calibration_size=post_hoc_calibration_size(_table))
+def post_hoc_fit(shown_key: str, delta: float, _table: ScoreTable, _shown: Comparison):
+    """:func:`jecs_core.fit_post_hoc` on the max-p of the p-values ``_shown`` ran on (the clusters' with the
+    cluster toggle on, as the export's record), with ``m`` unless test items are copies
+    (:func:`jecs_core.posthoc.post_hoc_calibration_size`). ``shown_key`` names those p-values."""
+    p_max = np.asarray(_shown.pvalues).max(axis=1)
+    return fit_post_hoc(p_max, delta=delta, calibration_size=post_hoc_calibration_size(_table, comparison=_shown))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def card_bounds(data_key: str, shown_key: str, alpha: float, options, delta: float, _table: ScoreTable,
                 _shown: Comparison) -> dict[str, tuple[int, int]]:
     """Per rule: ``(bound, n_selected)`` of its selection in ``_shown`` (item-level masks)."""
-    fit = post_hoc_fit(data_key, delta, _table)
+    fit = post_hoc_fit(shown_key, delta, _table, _shown)
     out = {}
     for method in _shown.methods:
         mask = np.asarray(_shown.selected(method), dtype=bool)
@@ -115,9 +119,10 @@ def lines_for(data_key: str, table: ScoreTable, shown: Comparison, options, *, c
     return card_lines(bounds, delta, clustered=clustered)
 
 
-def set_bound(data_key: str, table: ScoreTable, mask: np.ndarray) -> tuple[int, int]:
-    """``(bound, size)`` of any item set (a hand-edited one) at the session's δ."""
-    fit = post_hoc_fit(data_key, current_delta(), table)
+def set_bound(data_key: str, table: ScoreTable, shown: Comparison, mask: np.ndarray) -> tuple[int, int]:
+    """``(bound, size)`` of any item set (a hand-edited one from ``shown``) at the session's δ."""
+    shown_key = compute.cluster_key(data_key) if clustered(shown) else data_key
+    fit = post_hoc_fit(shown_key, current_delta(), table, shown)
     mask = np.asarray(mask, dtype=bool)
     return int(fit.bound(mask)), int(np.count_nonzero(mask))
 

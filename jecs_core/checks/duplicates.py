@@ -58,10 +58,11 @@ class DuplicateReport:
     def any(self) -> bool:
         return self.n_clusters < self.n
 
-    @property
-    def urn_note(self) -> str:
-        """What exact copies do to the post-hoc bound (:func:`jecs_core.posthoc.post_hoc_calibration_size`)."""
-        return "; the post-hoc bound leaves out its calibration urn (closed testing alone)" if self.exact else ""
+    def urn_note(self, *, clustered: bool = False) -> str:
+        """What copies do to the post-hoc bound (:func:`jecs_core.posthoc.post_hoc_calibration_size`): exact
+        ones, or any cluster when its items share the cluster's p-values (``clustered``)."""
+        copies = self.exact or (clustered and self.any)
+        return "; the post-hoc bound leaves out its calibration urn (closed testing alone)" if copies else ""
 
     @property
     def exact(self) -> bool:
@@ -83,7 +84,7 @@ class DuplicateReport:
                       "keeps or drops each cluster as one item (alpha then bounds the share of selected clusters, not "
                       "items, that are contaminated)")
             found.append(f"warning: duplicated test items: {'; '.join(parts)} ({self.n_clusters} clusters among "
-                         f"{self.n} items); {advice}{self.urn_note}")
+                         f"{self.n} items); {advice}{self.urn_note(clustered=clustered)}")
         if self.m and self.calibration_copies >= CALIBRATION_COPY_SHARE * self.m:
             found.append(f"warning: {self.calibration_copies} of the m = {self.m} calibration rows repeat another "
                          "calibration row's scores; copies make the p-values too small and every rule can exceed alpha; "

@@ -109,8 +109,8 @@ def _scale_note(values: np.ndarray, models, metric: str) -> list[str]:
     would rank the latter first by a factor of a hundred."""
     present = ~np.isnan(values)
     has = present.any(axis=0)
-    low = np.where(present, values, 0.0).min(axis=0, initial=0.0)
-    high = np.where(present, values, 0.0).max(axis=0, initial=0.0)
+    low = np.where(present, values, np.inf).min(axis=0, initial=np.inf)
+    high = np.where(present, values, -np.inf).max(axis=0, initial=-np.inf)
     within = has & (low >= 0) & (high <= 1) & (high > 0)
     over = has & (high > 1)
     if not (within.any() and over.any()):

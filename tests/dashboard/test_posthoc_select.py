@@ -180,3 +180,40 @@ def test_clustered_cards_bound_items_and_say_so():
         bound = jecs_core.post_hoc_bound(jecs_core.table_pvalues(table), mask, delta=0.1)
         assert lines[method][1:] == (bound, int(mask.sum()))
     assert "each copy of a duplicated item counts" in _cards(at)
+
+
+def test_clustered_cards_and_the_export_record_agree_where_clusters_come_from_near_duplicate_texts():
+    """Paraphrases with their own scores: no exact copies, yet the clusters' shared p-values are copies."""
+    pytest.importorskip("datasketch", reason="near-duplicate texts need the 'text' extra")
+    import pandas as pd
+
+    from dashboard.report.posthoc import post_hoc_block
+    from jecs_core.checks import cluster_comparison, find_duplicates
+
+    rng = np.random.default_rng(5)
+    words = [f"w{i}" for i in range(4000)]
+    base = [" ".join(rng.choice(words, 80)) for _ in range(4)]
+    texts = [f"cal {i}" for i in range(200)] + [" ".join(rng.choice(words, 80)) for _ in range(80)] \
+        + [b.replace(b.split()[k], "changed", 1) for b in base for k in range(5)]
+    test = np.vstack([rng.normal(-3, 1, (80, 2)), rng.normal(0, 1, (20, 2))])
+    frame = pd.DataFrame({"item_id": [f"c{i}" for i in range(200)] + [f"t{i}" for i in range(100)],
+                          "split": ["calibration"] * 200 + ["test"] * 100,
+                          "score_a": np.r_[rng.normal(0, 1, 200), test[:, 0]],
+                          "score_b": np.r_[rng.normal(0, 1, 200), test[:, 1]], "text": texts})
+    table = jecs_core.table_from_frame(frame, source="near.csv")
+    assert jecs_core.posthoc.post_hoc_calibration_size(table) == table.m  # no exact copies
+    at = _app()
+    for key, value in ((state.ACTIVE_TABLE, table), (state.ACTIVE_KEY, "test:posthoc-near"),
+                       (state.ACTIVE_NAME, "near.csv"), (state.ACTIVE_ORIGIN, "upload"), (state.ACTIVE_TOKEN, None)):
+        at.session_state[key] = value
+    at.switch_page("views/select_page.py").run()
+    at.toggle(key="select.cluster").set_value(True).run()
+    assert not at.exception
+    clusters = find_duplicates(table, near=True).clusters
+    assert np.unique(clusters).size < table.n  # the paraphrases form clusters
+    clustered = cluster_comparison(jecs_core.table_pvalues(table), clusters, alpha=0.1, models=table.models)
+    lines = _lines(at)
+    for method in clustered.methods:
+        record = post_hoc_block(table, clustered, method, PostHocContext(delta=0.1))
+        assert record["method"] == "closed-simes-hommel"
+        assert lines[method][1:] == (record["max_contaminated"], record["n_selected"])

@@ -42,3 +42,15 @@ def test_one_scale_for_every_model_says_nothing(scale):
     table = _table()
     board = leaderboard(table, _results(table, scale), alpha=0.5)
     assert _scale_lines(board) == []
+
+
+def test_the_warning_gives_each_named_model_its_own_range():
+    table = _table()
+    rng = np.random.default_rng(5)
+    rows = [(i, k, float(rng.integers(10, 91)) if k == "a" else float(rng.random())) for k in "abc" for i in table.test_ids]
+    results = results_from_frame(pd.DataFrame(rows, columns=["item_id", "model", "f1"]), metric="f1")
+    with pytest.warns(UserWarning):
+        board = leaderboard(table, results, alpha=0.5)
+    (line,) = _scale_lines(board)
+    low, high = min(r[2] for r in rows if r[1] == "a"), max(r[2] for r in rows if r[1] == "a")
+    assert f"('a' ({low:g} to {high:g}))" in line and low > 0

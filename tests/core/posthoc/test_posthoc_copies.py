@@ -8,6 +8,7 @@ chooses for them (closed testing alone) is not.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -111,3 +112,15 @@ def test_jecs_select_records_the_bound_it_can_stand_behind(tmp_path, copy, capsy
     record = json.loads((tmp_path / "out.json").read_text())["post_hoc"]
     assert record["method"] == ("closed-simes-hommel" if copy else "closed-simes-hommel+conformal-urn")
     assert ("calibration urn" in capsys.readouterr().err) is copy
+
+
+def test_the_duplicate_warning_names_the_urn_whenever_the_bound_leaves_it_out():
+    table = jc.table_from_frame(_frame(np.random.default_rng(6), unique_members=50, copies=1, clean=50, m=100))
+    labels = np.r_[0, np.arange(table.n - 1)]  # items 0 and 1: one cluster, each with its own scores
+    report = dataclasses.replace(find_duplicates(table, near=False), near_groups=1, near_rows=2, clusters=labels)
+    assert not report.exact and report.any
+    assert "calibration urn" not in report.warnings()[0]  # item-level p-values: the urn stays
+    assert "calibration urn" in report.warnings(clustered=True)[0]  # the cluster's shared p-value: it goes
+    clustered = cluster_comparison(jc.table_pvalues(table), labels, alpha=0.1, models=table.models)
+    assert post_hoc_calibration_size(table, duplicates=report) == table.m
+    assert post_hoc_calibration_size(table, duplicates=report, comparison=clustered) is None
