@@ -14,8 +14,13 @@ def _refuse_no_test_results(table: ScoreTable, results: ResultsTable, models: li
     # The first id the first such model has a result for: in results read from several files another
     # model's ids may match the table while this one's do not (0 against 000).
     has = ~np.isnan(results.values[:, results.models.index(models[0])])
-    hint = (f"{models[0]}'s first result is for item id {str(results.item_ids[has][0])!r} and the table's first test "
-            f"item id is {str(table.test_ids[0])!r}" if has.any() else f"the results have no value for {models[0]}")
+    if has.any():
+        first, theirs = str(results.item_ids[has][0]), str(table.test_ids[0])
+        shown = ascii if not (first + theirs).isascii() else repr  # escapes tell apart ids that print alike
+        hint = (f"{models[0]}'s first result is for item id {shown(first)} and the table's first test item id is "
+                f"{shown(theirs)}" + _spelt_otherwise(results.item_ids[has].astype(str), table.test_ids))
+    else:
+        hint = f"the results have no value for {models[0]}"
     raise ValueError(f"results: no result for any of the {table.n} test items for model(s) {models} ({hint}); "
                      "the results' item ids must be the score table's item_id values (for lm-eval logs, pick the "
                      "field of each sample's doc that holds them)")
@@ -82,11 +87,20 @@ def align_results(table: ScoreTable, results: ResultsTable) -> tuple[np.ndarray,
     missing = np.isnan(matrix).sum(axis=0)
     if table.n and (missing == table.n).any():
         _refuse_no_test_results(table, results, [m for m, c in zip(table.models, missing) if c == table.n])
-    for name, count in zip(table.models, missing):
-        if count:
-            notes.append(f"model {name!r} has no result for {int(count)} of the {table.n} test items; "
-                         "its means are over the items it has")
+    notes += _missing_notes(table.models, missing, table.n)
     return matrix, notes
+
+
+def _missing_notes(models, missing: np.ndarray, n: int) -> list[str]:
+    """One line per count of test items without a result, naming every model that lacks that many."""
+    lines = []
+    for count in sorted({int(c) for c in missing if c}):
+        names = [m for m, c in zip(models, missing) if c == count]
+        lines.append(f"model {names[0]!r} has no result for {count} of the {n} test items; its means are over the "
+                     "items it has" if len(names) == 1 else
+                     f"models {', '.join(map(repr, names))} each have no result for {count} of the {n} test items; "
+                     "their means are over the items they have")
+    return lines
 
 
 def _stray_values_note(values: np.ndarray, item_ids, models, metric: str) -> list[str]:

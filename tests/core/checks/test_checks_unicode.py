@@ -81,3 +81,16 @@ def test_leaderboard_says_when_missing_result_ids_are_spelt_otherwise():
     (line,) = [w for w in board.warnings if "not in the score table" in w]
     assert line.startswith("5 item(s) with results are not in the score table (first: 'Zu\u0308rich_0')")
     assert "5 of them match a test id once Unicode forms and invisible characters are folded" in line
+
+
+def test_results_matching_no_test_item_name_the_unicode_spelling():
+    ids = [f"c{i}" for i in range(30)] + [f"ét{i}" for i in range(20)]
+    table = jc.table_from_frame(_frame([f"passage {i}" for i in range(20)], ids=ids))
+    spelt = [_nfd(i) for i in ids[30:]]
+    results = results_from_frame(pd.DataFrame({"item_id": spelt * 2, "model": ["a"] * 20 + ["b"] * 20,
+                                               "correct": [1, 0] * 20}), metric="correct")
+    with pytest.raises(ValueError) as caught:
+        leaderboard(table, results, alpha=0.5)
+    message = str(caught.value)
+    assert "first result is for item id 'e\\u0301t0' and the table's first test item id is '\\xe9t0'" in message
+    assert "20 of them match a test id once Unicode forms and invisible characters are folded" in message
