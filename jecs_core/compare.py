@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -22,6 +23,8 @@ from .rules.registry import declared_options
 # Shortcuts read off the registry: each rule's label, and the rules with a finite-sample guarantee.
 METHOD_LABELS = MappingProxyType({name: rule.label for name, rule in REGISTRY.items()})  # read-only, as REGISTRY
 VALID_METHODS = frozenset(name for name, rule in REGISTRY.items() if rule.valid)
+# Its finite-sample claim covers deterministic conformal p-values only (docs/GUARANTEES.md).
+RANDOMIZED_OUTSIDE = "storey-maxp"
 
 
 @dataclass(frozen=True)
@@ -232,7 +235,8 @@ def compare_methods(
     lambda_grid : sequence of float
         Grid for the data-driven lambda.
     rng : numpy.random.Generator, optional
-        Randomized tie-breaking of the conformal p-values.
+        Randomized tie-breaking of the conformal p-values; outside ``storey-maxp``'s finite-sample
+        claim, so a warning says so when that rule runs.
     covariates, shift_method
         Covariate-aware p-values for a calibration set unlike the test items
         (see :func:`jecs_core.table_pvalues` and ``docs/CALIBRATION-SHIFT.md``);
@@ -255,6 +259,11 @@ def compare_methods(
     >>> list(table.test_ids[comparison.selected("jmcs")])
     ['t1', 't3']
     """
+    if rng is not None and RANDOMIZED_OUTSIDE in (METHODS if methods is None else methods):
+        warnings.warn(f"randomized p-values (rng=): the finite-sample guarantee of {RANDOMIZED_OUTSIDE} is for the "
+                      "deterministic p-values, and with a small calibration set it can exceed alpha on randomized "
+                      "ones (docs/GUARANTEES.md, 'Deterministic p-values only'); jmcs keeps its guarantee",
+                      UserWarning, stacklevel=2)
     pvalues = table_pvalues(table, rng=rng, covariates=covariates, shift_method=shift_method)
     pvalues.setflags(write=False)  # ours alone: the comparison keeps it without a copy
     contaminated = table.contaminated

@@ -4,7 +4,7 @@ The calibration urn (:mod:`.urn`) needs the contaminated test items to fall belo
 value independently given the calibration rows. Copies of one item share one score row, so they fall
 together, and the urn's thresholds undercount them: with 20 contaminated items copied 50 times each
 (m = 1,000, delta = 0.1) the urn-based bound was exceeded in about half of simulated tables, closed
-testing alone in under delta of them (identical p-values keep the Simes inequality; docs/VALIDITY.md).
+testing alone in under delta of them (identical p-values keep the Simes inequality; docs/GUARANTEES.md).
 A table whose test items repeat a score row or a text therefore gets closed testing alone
 (``docs/GUARANTEES.md``, "Post-hoc bounds")."""
 
