@@ -31,9 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="comma-separated share of the remainder per model, e.g. 0,0.3,0.6,0.9 (overrides --rho)")
     g.add_argument("--pad-training", action="store_true",
                    help="fill every model's training set up to the largest with texts outside the pool")
-    g.add_argument("--task-tokens", type=positive_int, default=0,
-                   help="also record each model's greedy exact match on every text's last N tokens "
-                        "(<name>_results.csv; see jecs_build.task_results)")
+    g.add_argument("--task-tokens", type=positive_int, default=None, metavar="N",
+                   help="also record each model's greedy exact match on every text's last N >= 1 tokens "
+                        "(<name>_results.csv; see jecs_build.task_results); off when not given")
     g = parser.add_argument_group("models")
     g.add_argument("--base-model", default=None,
                    help="GGUF file, directory with one GGUF file, or model directory "
@@ -109,7 +109,7 @@ def config_from_args(args: argparse.Namespace):
         min_words=args.min_words, max_words=args.max_words, n_models=args.models, a=args.a, b=args.b,
         rho=args.rho, seed=args.seed, lora=lora, mc_reps=args.mc_reps, alphas=args.alphas, note=args.note,
         allow_pickle=args.allow_pickle_weights, rhos=args.rhos, pad_training=args.pad_training,
-        task_tokens=args.task_tokens,
+        task_tokens=args.task_tokens or 0,
     )
 
 

@@ -60,6 +60,11 @@ class OneLineParser(argparse.ArgumentParser):
     "jecs toy: error: argument --alpha: invalid float value: 'x' (jecs toy --help lists the options)\\n"
     """
 
+    def __init__(self, *args, **kwargs):
+        # No prefixes of long options: in `jecs sweep knn`, --knn was read as --knns and replaced the list.
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {' '.join(message.split())} ({self.prog} --help lists the options)\n")
 

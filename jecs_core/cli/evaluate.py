@@ -7,9 +7,9 @@ reported the same way: one line naming the option, exit status 2.
 from __future__ import annotations
 
 import argparse
+import sys
 
 from .._validation import (
-    check_alpha,
     check_finite,
     check_fraction,
     check_lambda,
@@ -19,11 +19,8 @@ from ..evaluate.defaults import DEFAULT_SWEEP_KNNS, DEFAULT_SWEEP_LAMBDAS, DEFAU
 from ..rules import METHODS
 from .options import add_rule_options, add_table_options, check_outputs, rule_options
 from .progress import add_progress_option, progress_bar
-from .values import counts, floats, integer, join, number, once, parts, positive
-
-
-def _methods(text: str) -> list[str]:
-    return once(parts(text, "--methods"), text, "--methods")
+from .run_options import run_options
+from .values import counts, floats, integer, join, number
 
 
 def _digits(args: argparse.Namespace) -> int:
@@ -31,19 +28,6 @@ def _digits(args: argparse.Namespace) -> int:
     if not 0 <= digits <= 10:
         raise ValueError(f"--digits must be in 0..10, got {digits}")
     return digits
-
-
-def _run_options(args: argparse.Namespace) -> dict:
-    """Options shared by ``evaluate`` and every sweep, range-checked here so an error names the flag."""
-    return {
-        "alphas": [check_alpha(alpha, "--alphas") for alpha in floats(args.alphas, "--alphas")],
-        "reps": check_positive_int(integer(args.reps, "--reps"), "--reps"),
-        "seed": integer(args.seed, "--seed"),
-        "methods": _methods(args.methods),
-        "draw_fraction": check_fraction(number(args.draw_fraction, "--draw-fraction"), "--draw-fraction",
-                                        include_zero=False),
-        "workers": positive(args.workers, "--workers"),
-    }
 
 
 def _write(frame, out: str | None, inputs=()) -> None:
@@ -61,7 +45,7 @@ def _add_run_options(parser: argparse.ArgumentParser, *, alphas: str, methods: s
     parser.add_argument("--reps", default="500", help="Monte-Carlo repetitions (default 500, as in the paper)")
     parser.add_argument("--seed", default="0", help="seed of the subsample draws (default 0); results do not depend on --workers")
     parser.add_argument("--methods", "--method", dest="methods", default=methods,
-                        help=f"comma-separated registered rules, any of {','.join(METHODS)} (default {methods})")
+                        help=f"comma-separated registered rules, any of {','.join(METHODS)}, or all (default {methods})")
     parser.add_argument("--draw-fraction", default="0.8", help="share of calibration and of test items drawn per repetition (default 0.8)")
     parser.add_argument("--workers", default=None, help="threads (default: every core); the numbers do not depend on it")
     parser.add_argument("--out", default=None, help="write the tidy results (one row per setting x method x alpha) to this .csv or .parquet")
@@ -176,12 +160,16 @@ def run_evaluate(args: argparse.Namespace) -> int:
     from ..diagnostics import twin_evaluate
     from ..evaluate import evaluate, format_evaluation, format_twin_comparison
 
-    options = _run_options(args)
+    options = run_options(args)
     twin_tables = _twin_tables(args)  # checked before the protocol runs
     check_outputs((("--out", args.out), ("--twin-out", args.twin_out), ("--per-rep-out", args.per_rep_out)),
                   inputs=(args.scores,))
     table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
+    if args.twin and (table.m < 2 or table.n < 2):  # before the protocol, whose results would be lost
+        raise ValueError(f"--twin: a twin needs at least 2 calibration and 2 test items, got m={table.m}, n={table.n}")
     chosen = rule_options(args, table)
+    for line in dict.fromkeys(line for alpha in options["alphas"] for line in table.warnings(alpha)):
+        print(f"jecs evaluate: {line}", file=sys.stderr)
     with progress_bar(args, desc="repetitions", unit="rep") as progress:
         result = evaluate(table, **chosen, **options, progress=progress)
     print(format_evaluation(result, source=args.scores, digits=_digits(args)))
@@ -237,7 +225,7 @@ def run_sweep(args: argparse.Namespace) -> int:
     from ..evaluate import format_sweep
     from ..io import check_output_path
 
-    options = _run_options(args)
+    options = run_options(args)
     if args.out:
         check_output_path(args.out, inputs=tuple(p for p in [getattr(args, "scores", None)] if p), what="--out")
     with progress_bar(args, desc=f"sweep {args.parameter}", unit="rep") as progress:

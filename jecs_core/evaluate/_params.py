@@ -15,11 +15,17 @@ from ..rules import METHODS, REGISTRY, declared_options
 
 
 def check_alphas(alphas, name: str = "alphas") -> tuple[float, ...]:
-    """A non-empty tuple of levels, each in the open interval (0, 1)."""
+    """A non-empty tuple of distinct levels, each in the open interval (0, 1)."""
+    if isinstance(alphas, (str, bytes)):  # a string would be read one character at a time
+        raise ValueError(f"{name} must be a number or a sequence of numbers in (0, 1), got {alphas!r}")
     values = (alphas,) if isinstance(alphas, numbers.Real) else tuple(alphas)
     if not values:
         raise ValueError(f"{name} must hold at least one level in (0, 1)")
-    return tuple(check_alpha(a, name) for a in values)
+    levels = tuple(check_alpha(a, name) for a in values)
+    repeated = [a for i, a in enumerate(levels) if a in levels[:i]]
+    if repeated:  # each level is one block of the summary: a repeat would print twice
+        raise ValueError(f"{name} must hold each level once, got {repeated[0]:g} more than once")
+    return levels
 
 
 def check_reps(reps) -> int:
@@ -104,3 +110,12 @@ def rule_options(**options) -> RuleOptions:
     if unknown:
         raise ValueError(f"unknown rule option(s) {unknown}; declared: {sorted(declared)}")
     return RuleOptions(tuple((name, option.validate(options.get(name))) for name, (option, _) in declared.items()))
+
+
+def check_within_table(options: RuleOptions, n: int) -> RuleOptions:
+    """``options`` unchanged; one bounded by the test items (``knn``) and above ``n`` is an error naming it."""
+    declared = declared_options()
+    for name, value in options.values:
+        if declared[name][0].at_most_n and isinstance(value, int) and value > n:
+            raise ValueError(f"{name}: {value} is more than the n = {n:,} test items")
+    return options

@@ -182,7 +182,8 @@ def evaluate(
     reps = _params.check_reps(reps)
     seed = _params.check_seed(seed)
     methods = _params.check_methods(methods)
-    options = _params.rule_options(lam=lam, knn=knn, lambda_grid=lambda_grid, **options)
+    options = _params.check_within_table(_params.rule_options(lam=lam, knn=knn, lambda_grid=lambda_grid, **options),
+                                         table.n)
     draw_fraction = check_fraction(draw_fraction)
     workers = _params.check_workers(workers)
     progress = _params.check_progress(progress)

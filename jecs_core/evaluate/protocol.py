@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass
 
 import numpy as np
@@ -151,19 +151,27 @@ def run_protocol(
     alpha_arr = np.asarray(alphas, dtype=float)
     reps = plan.reps
     size = chunk_size(reps, len(alphas), plan.n_drawn, table.K, workers)
-    bounds = [(start, min(reps, start + size)) for start in range(0, reps, size)]
+    bounds = ((start, min(reps, start + size)) for start in range(0, reps, size))  # drawn as needed
     total = progress_total if progress_total is not None else reps
 
     def work(bound: tuple[int, int]):
         return bound, _chunk(table, prepared, plan.draw(*bound), alpha_arr, jobs, accelerate)
 
     def finished():
-        if workers == 1 or len(bounds) == 1:
+        if workers == 1 or reps <= size:
             yield from map(work, bounds)
             return
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            for future in as_completed([pool.submit(work, b) for b in bounds]):
-                yield future.result()
+        # A window of chunks in flight, not all of them queued: an interrupt (Ctrl-C) waits only for those.
+        pool, pending = ThreadPoolExecutor(max_workers=workers), set()
+        try:
+            for bound in bounds:
+                pending.add(pool.submit(work, bound))
+                if len(pending) >= 2 * workers:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    yield from (future.result() for future in done)
+            yield from (future.result() for future in as_completed(pending))
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     pieces, done = [], 0
     with warnings.catch_warnings():

@@ -152,6 +152,9 @@ def test_cli_rho_sweep_matches_the_library(capsys):
         (["evaluate", SAMPLE, "--workers", "0"], "--workers must be an integer >= 1, got 0"),
         (["sweep", "lambda", SAMPLE, "--reps", "-1"], "--reps must be an integer >= 1"),
         (["evaluate", SAMPLE, "--reps", "many"], "--reps"),
+        (["evaluate", SAMPLE, "--reps", "1000000000000"], "--reps: at most 100,000 repetitions"),
+        (["evaluate", SAMPLE, "--seed", "-1"], "--seed: expected an integer >= 0, got -1"),
+        (["evaluate", SAMPLE, "--methods", "jecs,bogus"], "--methods: unknown rule 'bogus'"),
         (["evaluate", SAMPLE, "--methods", "jecs,oracle"], "methods"),
         (["evaluate", str(REPO_ROOT / "no_such.csv")], "not found"),
         (["sweep", "k", SAMPLE, "--ks", "2,9"], "--ks: K=9"),
@@ -202,3 +205,39 @@ def test_cli_twin_tables_must_be_at_least_two(capsys):
     assert main(["evaluate", SAMPLE, "--reps", "2", "--twin", "--twin-tables", "1"]) == 2
     captured = capsys.readouterr()
     assert "--twin-tables" in captured.err and captured.out == ""
+
+
+def test_cli_twin_on_a_table_too_small_for_it_fails_before_the_protocol(tmp_path, capsys):
+    frame = pd.read_csv(SAMPLE)
+    small = pd.concat([frame[frame["split"] == "calibration"].head(1), frame[frame["split"] == "test"]])
+    path = tmp_path / "m1.csv"
+    small.to_csv(path, index=False)
+    assert main(["evaluate", str(path), "--reps", "3", "--twin", "--out", str(tmp_path / "o.csv")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # no protocol ran
+    assert captured.err.strip().endswith("--twin: a twin needs at least 2 calibration and 2 test items, got m=1, n=840")
+
+
+def test_cli_evaluate_warns_when_the_calibration_set_cannot_reach_alpha(tmp_path, capsys):
+    frame = pd.read_csv(SAMPLE)
+    small = pd.concat([frame[frame["split"] == "calibration"].head(5), frame[frame["split"] == "test"]])
+    path = tmp_path / "m5.csv"
+    small.to_csv(path, index=False)
+    assert main(["evaluate", str(path), "--reps", "3", "--alphas", "0.1,0.2", "--no-progress"]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err and all(line.startswith("jecs evaluate: warning: calibration set of m = 5") for line in err)
+
+
+def test_cli_methods_all_is_every_registered_rule(tmp_path, capsys):
+    out = tmp_path / "all.csv"
+    assert main(["evaluate", SAMPLE, "--methods", "all", "--reps", "2", "--alphas", "0.2", "--out", str(out),
+                 "--no-progress"]) == 0
+    assert sorted(pd.read_csv(out)["method"]) == sorted(METHODS)
+
+
+def test_a_prefix_of_an_option_is_not_that_option(capsys):
+    # --knn was read as --knns and silently replaced the list given before it.
+    with pytest.raises(SystemExit) as stopped:
+        main(["sweep", "knn", SAMPLE, "--knns", "1", "--knn", "4"])
+    assert stopped.value.code == 2
+    assert "unrecognized arguments: --knn 4" in capsys.readouterr().err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -68,3 +70,17 @@ def test_format_evaluation_refuses_what_is_no_evaluation():
     table = make_scenario("paper", np.random.default_rng(0), pool_size=200)
     text = jc.format_evaluation(evaluate(table, alphas=(0.2,), reps=2, seed=0, methods=["jmcs"], workers=1), source="s")
     assert text.splitlines()[0] == "input: s"
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"alphas": (0.1, 0.1)}, r"^alphas must hold each level once, got 0.1 more than once$"),
+    ({"alphas": "0.1"}, r"^alphas must be a number or a sequence of numbers in \(0, 1\), got '0.1'$"),
+    ({"knn": 10_000}, r"^knn: 10000 is more than the n = 840 test items$"),
+])
+def test_evaluate_refuses_what_the_command_line_refuses(kwargs, message):
+    from jecs_core import load_scores
+    from jecs_core.evaluate import evaluate
+
+    table = load_scores(Path(__file__).resolve().parents[3] / "sample_data" / "synthetic_k4.csv")
+    with pytest.raises(ValueError, match=message):
+        evaluate(table, reps=2, **kwargs)

@@ -128,3 +128,19 @@ def test_full_draw_makes_every_repetition_the_same(synthetic_table):
     assert result.n_test_drawn == synthetic_table.n and result.n_calibration_drawn == synthetic_table.m
     assert (result.gcp == result.gcp[..., :1]).all()
     assert np.allclose(result.summary["gcp_se"], 0.0, atol=1e-15)
+
+
+def test_an_interrupt_waits_only_for_the_chunks_in_flight(synthetic_table, monkeypatch):
+    from jecs_core.evaluate import protocol
+
+    computed = []
+    real = protocol._chunk
+    monkeypatch.setattr(protocol, "_chunk", lambda *a: computed.append(1) or real(*a))
+    monkeypatch.setattr(protocol, "chunk_size", lambda *a: 1)  # one repetition per chunk: 400 chunks
+
+    def interrupt(done, total):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(synthetic_table, reps=400, seed=0, workers=2, methods=("jmcs",), progress=interrupt)
+    assert len(computed) <= 2 * 2 + 2  # the window of chunks in flight, not all 400
