@@ -22,6 +22,7 @@ from jecs_core.cli.options import (
     parse_shift_args,
     rule_options,
 )
+from jecs_core.cli.progress import add_progress_option, progress_bar, steps
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -38,6 +39,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     add_rule_options(parser)
     add_shift_options(parser)
     add_post_hoc_delta(parser)
+    add_progress_option(parser)
     parser.set_defaults(handler=run)
     return parser
 
@@ -53,17 +55,23 @@ def run(args: argparse.Namespace) -> int:
 
     out = check_output_path(args.out, suffixes=(".html",), inputs=(args.scores,), what="--out")
     parse_shift_args(args)  # before the table is read: a bad list fails at once
-    table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
-    options = rule_options(args, table)
-    comparison, shift = _compared(args, table, options) if args.covariates is not None else (
-        compare_methods(table, alpha=args.alpha, **options), None)
-    # The diagnostics judge the paper's JECS, so they take its options only.
-    diagnostics = audit_diagnostics_or_none(table, alpha=args.alpha, **get_rule("jecs").accepted(options))
-    inputs = ReportInputs(table=table, comparison=comparison, method=args.method, data_name=Path(args.scores).name,
-                          options=options, diagnostics=diagnostics, post_hoc=PostHocContext(delta=args.post_hoc_delta),
-                          shift=shift)
-    page = build_report(inputs)
-    write_files_atomic({out: lambda path: path.write_text(page, encoding="utf-8")})  # all or nothing, as every export
+    with progress_bar(args, desc="jecs report", unit="step", rate=False) as progress:
+        step = steps(progress, 5)
+        step(f"reading {Path(args.scores).name}")
+        table = load_scores(args.scores, layout=args.layout, lower_is_member=args.lower_is_member)
+        options = rule_options(args, table)
+        step("p-values and rules")
+        comparison, shift = _compared(args, table, options) if args.covariates is not None else (
+            compare_methods(table, alpha=args.alpha, **options), None)
+        step("diagnostics")  # they judge the paper's JECS, so they take its options only
+        diagnostics = audit_diagnostics_or_none(table, alpha=args.alpha, **get_rule("jecs").accepted(options))
+        inputs = ReportInputs(table=table, comparison=comparison, method=args.method, data_name=Path(args.scores).name,
+                              options=options, diagnostics=diagnostics,
+                              post_hoc=PostHocContext(delta=args.post_hoc_delta), shift=shift)
+        step("figures and page")
+        page = build_report(inputs)
+        step(f"writing {out.name}")
+        write_files_atomic({out: lambda path: path.write_text(page, encoding="utf-8")})  # all or nothing, as every export
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
     return 0
 

@@ -120,7 +120,8 @@ def test_an_error_before_the_work_prints_only_the_error(recorded, tmp_path, caps
     assert len(err.splitlines()) == 1 and "nope.csv" in err
 
 
-@pytest.mark.parametrize("argv", [["select"], ["evaluate"], ["sweep", "lambda"], ["sweep", "knn"], ["sweep", "k"], ["sweep", "rho"]])
+@pytest.mark.parametrize("argv", [["select"], ["evaluate"], ["sweep", "lambda"], ["sweep", "knn"], ["sweep", "k"], ["sweep", "rho"],
+                                  ["report"]])
 def test_every_run_command_offers_no_progress(argv, capsys):
     with pytest.raises(SystemExit):
         main([*argv, "--help"])
@@ -157,3 +158,13 @@ def test_a_file_name_reaches_the_bar_escaped(recorded, tmp_path, capsys):
     assert code == 0
     assert all("\x1b" not in text for text in recorded[0].descriptions)
     assert "\\x1b" in recorded[0].descriptions[0]
+
+
+def test_report_names_each_step(recorded, tmp_path, capsys):
+    pytest.importorskip("plotly", reason="jecs report draws its figures with the app extra")
+    code, printed, _ = _run(["report", SAMPLE, "--out", str(tmp_path / "r.html")], capsys)
+    assert code == 0 and printed.startswith("wrote ")
+    (bar,) = recorded
+    names = ["reading synthetic_k4.csv", "p-values and rules", "diagnostics", "figures and page", "writing r.html"]
+    assert bar.descriptions == [f"jecs report: {names[0]}", *(f"jecs report: {name}" for name in names)]
+    assert bar.total == 5 and bar.closed and bar.seen == sorted(bar.seen)
