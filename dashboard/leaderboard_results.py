@@ -17,6 +17,7 @@ from jecs_core.formats import JSONL_SUFFIXES, suffix
 from jecs_core.leaderboard import ResultsTable, combine_results, load_results_bytes
 from jecs_core.leaderboard.lmeval import parse_samples_lines, samples_table
 
+from . import state, upload
 from .token_store import TokenStore
 
 RESULTS = "jecs.lb_results"  # this session's uploaded results: (token, ResultsFile)
@@ -109,6 +110,10 @@ def take_upload(uploaded) -> str | None:
         return str(exc)
     if item is None:
         return None
+    for name, data in item.tables or ((item.name, item.data),):  # before anything decodes a Parquet file
+        problem = upload.parquet_footprint_problem(name, data, state.upload_limit_mb())
+        if problem:
+            return problem
     signature = item.key + item.name
     if s.get(RESULTS_SIGNATURE) != signature:
         s[RESULTS] = (hold(item), item)

@@ -17,9 +17,36 @@ from jecs_core.formats import table_kind
 
 # Used when Streamlit's ``server.maxUploadSize`` (in MB, see .streamlit/config.toml) is not available.
 DEFAULT_MAX_UPLOAD_MB = 200
+# A Parquet upload may decode to at most this many times the upload limit in memory (numbers at 8 bytes a cell).
+MEMORY_FACTOR = 2
 UPLOAD_TYPES = ("csv", "parquet")
 LINE_HINT = ("Rows are counted as data rows, the header not included: data row r is on line r + 1 "
              "of the file (spreadsheet row r + 1).")
+
+
+def parquet_footprint_problem(name: str, data: bytes, max_mb: float) -> str | None:
+    """A one-line refusal for a Parquet upload whose rows would take far more memory than the upload limit.
+
+    A few MB of Parquet can hold tens of millions of rows of repeated values (a run-length and
+    dictionary encoded column costs almost nothing on disk): read, they take gigabytes of the
+    shared server's memory. The footer says the row and column counts before anything is read;
+    eight bytes per cell is what a number column takes in memory (text takes more).
+    """
+    if table_kind(name) != "parquet":
+        return None
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.ParquetFile(pa.BufferReader(data)).metadata
+    except (pa.ArrowException, OSError, ValueError):
+        return None  # not a readable Parquet file: the reader names what is wrong with it
+    cells_mb = meta.num_rows * meta.num_columns * 8 / 1e6
+    if cells_mb <= MEMORY_FACTOR * max_mb:
+        return None
+    return (f"{name}: {meta.num_rows:,} rows x {meta.num_columns} columns would take at least {cells_mb:,.0f} MB in "
+            f"memory, above {MEMORY_FACTOR} x the dashboard's {max_mb:g} MB upload limit (server.maxUploadSize in "
+            ".streamlit/config.toml); use the command line (`jecs select`) for larger tables")
 
 
 def parse_upload(
@@ -59,6 +86,9 @@ def parse_upload(
             f"{name}: the file is {size_mb:,.1f} MB, above the dashboard's limit of {max_mb:g} MB "
             "(server.maxUploadSize in .streamlit/config.toml); use the command line (`jecs select`) for larger tables"
         )
+    problem = parquet_footprint_problem(name, data, max_mb)
+    if problem:
+        raise ScoreTableError(problem)
     # The core's loader (messages name the spreadsheet row next to the data row), so an upload and
     # jecs_core.load_scores_bytes give one table for one file.
     return load_scores_bytes(data, name, layout=layout, lower_is_member=lower_is_member, progress=progress)

@@ -111,3 +111,40 @@ def test_an_upload_is_the_cores_load_scores_bytes_with_its_progress_steps():
     core = load_scores_bytes(data, "synthetic_k4.csv")
     assert (table.test == core.test).all() and table.source_sha256 == core.source_sha256
     assert len(steps) == 2 and steps[0].startswith("Reading synthetic_k4.csv") and "data contract" in steps[1]
+
+
+def _parquet(rows: int) -> bytes:
+    # Repeated values: run-length and dictionary encoding keep the file tiny whatever the row count.
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    zeros = pa.array(np.zeros(rows))
+    table = pa.table({"item_id": pa.array(np.zeros(rows, dtype="int64")), "split": pa.array(["test"] * rows),
+                      "score_a": zeros, "score_b": zeros})
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression="zstd")
+    return sink.getvalue()
+
+
+def test_a_small_parquet_file_of_very_many_rows_is_refused_before_it_is_read(monkeypatch):
+    from dashboard import upload
+
+    data = _parquet(200_000)  # 6.4 MB of cells in memory, a few kB on disk
+    assert len(data) < 50_000
+    monkeypatch.setattr(upload, "load_scores_bytes", lambda *a, **k: pytest.fail("the file was read"))
+    with pytest.raises(ScoreTableError, match=r"^bomb.parquet: 200,000 rows x 4 columns would take at least 6 MB in "
+                                              r"memory, above 2 x the dashboard's 1 MB upload limit"):
+        parse_upload("bomb.parquet", data, max_mb=1)
+    assert upload.parquet_footprint_problem("bomb.parquet", data, 200) is None  # within a usual limit
+    assert upload.parquet_footprint_problem("bomb.csv", data, 1) is None  # only Parquet is looked at
+    assert upload.parquet_footprint_problem("broken.parquet", b"PAR1 not really", 1) is None  # the reader says why
+
+
+def test_the_leaderboard_refuses_the_same_parquet_results_file(monkeypatch):
+    from dashboard import leaderboard_results, state
+
+    monkeypatch.setattr(state, "upload_limit_mb", lambda: 1.0)
+    file = type("Uploaded", (), {"name": "results.parquet", "getvalue": lambda self: _parquet(200_000)})()
+    problem = leaderboard_results.take_upload([file])
+    assert problem.startswith("results.parquet: 200,000 rows x 4 columns would take at least 6 MB in memory")
