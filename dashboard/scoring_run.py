@@ -94,8 +94,13 @@ def read_uploaded_texts(name: str, data: bytes) -> pd.DataFrame:
     """Validate an uploaded texts table (CSV or Parquet, parsed in memory, never unpickled)."""
     from scoring import read_texts_bytes
 
+    from . import state, upload  # the Data page's limits: one rule for every upload
+
     if Path(name).suffix.lower() not in TEXT_SUFFIXES:
         raise ValueError(f"{name}: expected a .csv or .parquet texts table")
+    problem = upload.parquet_footprint_problem(name, data, state.upload_limit_mb())
+    if problem:
+        raise ValueError(problem)
     return read_texts_bytes(data, name)
 
 

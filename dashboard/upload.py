@@ -46,7 +46,7 @@ def parquet_footprint_problem(name: str, data: bytes, max_mb: float) -> str | No
         return None
     return (f"{name}: {meta.num_rows:,} rows x {meta.num_columns} columns would take at least {cells_mb:,.0f} MB in "
             f"memory, above {MEMORY_FACTOR} x the dashboard's {max_mb:g} MB upload limit (server.maxUploadSize in "
-            ".streamlit/config.toml); use the command line (`jecs select`) for larger tables")
+            ".streamlit/config.toml); use the command line (`jecs select`, `jecs score`) for larger tables")
 
 
 def parse_upload(

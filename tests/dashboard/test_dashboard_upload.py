@@ -148,3 +148,11 @@ def test_the_leaderboard_refuses_the_same_parquet_results_file(monkeypatch):
     file = type("Uploaded", (), {"name": "results.parquet", "getvalue": lambda self: _parquet(200_000)})()
     problem = leaderboard_results.take_upload([file])
     assert problem.startswith("results.parquet: 200,000 rows x 4 columns would take at least 6 MB in memory")
+
+
+def test_the_score_page_refuses_the_same_parquet_texts_file(monkeypatch):
+    from dashboard import scoring_run, state
+
+    monkeypatch.setattr(state, "upload_limit_mb", lambda: 1.0)
+    with pytest.raises(ValueError, match=r"^texts.parquet: 200,000 rows x 4 columns would take at least 6 MB"):
+        scoring_run.read_uploaded_texts("texts.parquet", _parquet(200_000))
