@@ -140,3 +140,16 @@ def test_sweep_rule_options_are_checked_by_name(table, sweep, kwargs, needle):
     with pytest.raises(ValueError) as caught:
         sweep(table, reps=2, **kwargs)
     assert needle in str(caught.value)
+
+
+def test_knns_above_the_items_drawn_per_repetition_are_named():
+    from pathlib import Path
+
+    from jecs_core import load_scores
+    from jecs_core.evaluate import sweep_knn
+
+    table = load_scores(Path(__file__).resolve().parents[3] / "sample_data" / "synthetic_k4.csv")
+    with pytest.warns(UserWarning, match=r"^knns: 700, 800 above the 672 test items drawn per repetition"):
+        frame = sweep_knn(table, knns=(5, 700, 800), reps=2, alphas=(0.1,), methods=("jecs",))
+    high = frame[frame["setting"].isin(["700", "800"])]
+    assert high["gcp"].nunique() == 1 and high["power"].nunique() == 1  # the rows the warning says agree
