@@ -3,7 +3,7 @@
 Both sides build the same MinHash LSH with datasketch (``MinHash.bulk``, ``MinHashLSH``); they
 differ only in how each character 5-gram becomes a 32-bit value: the library's default hash
 (SHA-1 of the UTF-8 bytes, one Python call per shingle; the baseline) or
-``jecs_core.checks.duplicates.shingle_hashes`` (every window of a text at once).  Texts: the
+``jecs_core.checks.shingles.minhashes`` (every window of a text hashed at once, each distinct one fed once).  Texts: the
 shipped real audit's test items (560 Wikipedia passages) and ``--synthetic`` random documents
 with planted near copies.  Medians of ``--repeats`` runs in one process; the load average is
 printed: the machine is shared.
@@ -26,7 +26,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from jecs_core.checks.duplicates import NEAR_THRESHOLD, NUM_PERM, SHINGLE, shingle_hashes  # noqa: E402
+from jecs_core.checks.duplicates import NEAR_THRESHOLD, NUM_PERM  # noqa: E402
+from jecs_core.checks.shingles import SHINGLE, minhashes  # noqa: E402
 
 REAL = ROOT / "sample_data" / "real" / "wiki_smollm2_k8.csv"
 
@@ -49,9 +50,7 @@ def sha1_pass(texts: list[str]) -> set[tuple[int, int]]:
 
 
 def numpy_pass(texts: list[str]) -> set[tuple[int, int]]:
-    from datasketch import MinHash
-
-    return _pairs(MinHash.bulk([shingle_hashes(t) for t in texts], num_perm=NUM_PERM, seed=1, hashfunc=int))
+    return _pairs(list(minhashes(texts, num_perm=NUM_PERM)))
 
 
 def _synthetic(n: int) -> list[str]:

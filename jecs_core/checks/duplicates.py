@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._blocks import row_blocks
-from .shingles import SHINGLE, minhashes, shingle_hashes  # noqa: F401  (the near-duplicate pass's unit, named here too)
+from .shingles import minhashes
 
 TEXT_COLUMN = "text"
 # Jaccard similarity of character 5-gram shingles above which two texts count as near-duplicates.

@@ -33,11 +33,6 @@ def shingle_array(text: str) -> np.ndarray:
     return (h ^ (h >> _SHIFT)) >> np.uint64(32)
 
 
-def shingle_hashes(text: str) -> list[int]:
-    """:func:`shingle_array` as a list of Python ints."""
-    return shingle_array(text).tolist()
-
-
 def minhashes(texts, *, num_perm: int, chunk: int = 4096):
     """One ``datasketch.MinHash`` per text of ``texts``, computed one text at a time.
 

@@ -8,7 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jecs_core.checks.duplicates import NEAR_THRESHOLD, SHINGLE, _near_edges, shingle_hashes
+from jecs_core.checks.duplicates import NEAR_THRESHOLD, _near_edges
+from jecs_core.checks.shingles import SHINGLE, shingle_array
+
+
+def shingle_hashes(text: str) -> list[int]:
+    return shingle_array(text).tolist()
 
 MASK = (1 << 64) - 1
 
