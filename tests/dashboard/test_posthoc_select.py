@@ -46,6 +46,17 @@ def _lines(at) -> dict[str, tuple[float, int, int]]:
     return out
 
 
+def _clustered_select(table, name: str) -> AppTest:
+    """The Select page on ``table`` (uploaded as ``<name>.csv``) with the cluster toggle on."""
+    at = _app()
+    for key, value in ((state.ACTIVE_TABLE, table), (state.ACTIVE_KEY, f"test:posthoc-{name}"),
+                       (state.ACTIVE_NAME, f"{name}.csv"), (state.ACTIVE_ORIGIN, "upload"), (state.ACTIVE_TOKEN, None)):
+        at.session_state[key] = value
+    at.switch_page("views/select_page.py").run()
+    at.toggle(key="select.cluster").set_value(True).run()
+    return at
+
+
 def _expected(table, alpha, delta=0.1) -> dict[str, tuple[int, int]]:
     comparison = jecs_core.compare_methods(table, alpha=alpha)
     return {m: (jecs_core.post_hoc_bound(comparison.pvalues, comparison.selected(m), delta=delta,
@@ -164,12 +175,7 @@ def test_clustered_cards_bound_items_and_say_so():
                           "split": ["calibration"] * 150 + ["test"] * 90,
                           "score_a": np.r_[cal[:, 0], test[:, 0]], "score_b": np.r_[cal[:, 1], test[:, 1]]})
     table = jecs_core.table_from_frame(frame, source="dup.csv")
-    at = _app()
-    for key, value in ((state.ACTIVE_TABLE, table), (state.ACTIVE_KEY, "test:posthoc-dup"),
-                       (state.ACTIVE_NAME, "dup.csv"), (state.ACTIVE_ORIGIN, "upload"), (state.ACTIVE_TOKEN, None)):
-        at.session_state[key] = value
-    at.switch_page("views/select_page.py").run()
-    at.toggle(key="select.cluster").set_value(True).run()
+    at = _clustered_select(table, "dup")
     assert not at.exception
     clustered = cluster_comparison(jecs_core.table_pvalues(table), find_duplicates(table, near=True).clusters,
                                    alpha=0.1, models=table.models)
@@ -202,12 +208,7 @@ def test_clustered_cards_and_the_export_record_agree_where_clusters_come_from_ne
                           "score_b": np.r_[rng.normal(0, 1, 200), test[:, 1]], "text": texts})
     table = jecs_core.table_from_frame(frame, source="near.csv")
     assert jecs_core.posthoc.post_hoc_calibration_size(table) == table.m  # no exact copies
-    at = _app()
-    for key, value in ((state.ACTIVE_TABLE, table), (state.ACTIVE_KEY, "test:posthoc-near"),
-                       (state.ACTIVE_NAME, "near.csv"), (state.ACTIVE_ORIGIN, "upload"), (state.ACTIVE_TOKEN, None)):
-        at.session_state[key] = value
-    at.switch_page("views/select_page.py").run()
-    at.toggle(key="select.cluster").set_value(True).run()
+    at = _clustered_select(table, "near")
     assert not at.exception
     clusters = find_duplicates(table, near=True).clusters
     assert np.unique(clusters).size < table.n  # the paraphrases form clusters
