@@ -222,11 +222,7 @@ def check_lam(lam, name: str = "lam"):
 
 
 def check_fixed_lam(lam, default: float, name: str = "lam") -> float:
-    """``lam`` for rules whose guarantee needs lambda fixed in advance: ``"auto"`` means ``default``.
-
-    Callers pass the shared option vocabulary, where ``"auto"`` asks for a data-driven lambda;
-    choosing lambda from the data would void these rules' finite-sample guarantee.
-    """
+    """``lam`` where the guarantee needs lambda fixed in advance (data-driven would void it): ``"auto"`` -> ``default``."""
     chosen = check_lam(lam, name)
     return float(default) if chosen == "auto" else chosen
 
@@ -273,6 +269,13 @@ def check_knn(knn, name: str = "knn") -> int | None:
     if not whole:
         raise ValueError(f"{name} must be a positive integer or None (automatic), got {knn!r}")
     return int(knn)
+
+
+def check_at_most_n(value: int, n: int, name: str, *, of: str | None = None) -> int:
+    """``value`` if at most ``n`` test items: a larger count (``knn``, bounded by the tail) would be clipped silently."""
+    if value > n:
+        raise ValueError(f"{name}: {value} is more than the n = {n:,} test items" + (f" of {of}" if of else ""))
+    return value
 
 
 def check_seed(seed, name: str = "seed") -> int | None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ._counting_sort import sorted_values
 from ._rows import row_max
-from ._validation import check_alpha, check_knn, check_lam, check_probability_vector, check_pvalue_matrix, frozen
+from ._validation import check_alpha, check_at_most_n, check_knn, check_lam, check_probability_vector, check_pvalue_matrix, frozen
 from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, fit_from_sorted, fit_lambda_grid
 from .multitest import StepUpResult, step_up_mask, step_up_sorted
 from .results import FitRow, SelectionResult, StepUpLine, row
@@ -230,9 +230,8 @@ def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_L
     p_star = frozen(check_probability_vector(p_max, "p_max"))
     knn = check_knn(knn)
     lam = check_lam(lam)
-    if knn is not None and knn > max(p_star.size, 1):
-        # k_n is at most the tail size, itself at most n: a larger knn would be clipped silently.
-        raise ValueError(f"knn must be at most the number of test items (n = {p_star.size}), got {knn}")
+    if knn is not None:
+        check_at_most_n(knn, max(p_star.size, 1), "knn")
     if sorted_p_max is None:
         ordered = sorted_values(p_star)
     else:

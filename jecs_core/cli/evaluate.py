@@ -10,6 +10,7 @@ import argparse
 import sys
 
 from .._validation import (
+    check_at_most_n,
     check_finite,
     check_fraction,
     check_lambda,
@@ -253,9 +254,9 @@ def _sweep(args: argparse.Namespace, **options):
     if args.parameter == "lambda":
         return sweep_lambda(table, lambdas=lambdas, include_auto=not args.no_auto, **chosen, **options)
     if args.parameter == "knn":
-        too_big = [knn for knn in settings if knn is not None and knn > table.n]
-        if too_big:  # as jecs select refuses it: k_n is at most the tail, itself at most n
-            raise ValueError(f"--knns: {too_big[0]} is more than the n = {table.n:,} test items of {args.scores}")
+        for knn in settings:
+            if knn is not None:
+                check_at_most_n(knn, table.n, "--knns", of=args.scores)
         return sweep_knn(table, knns=settings, **chosen, **options)
     too_big = [k for k in ks or () if k > table.K]
     if too_big:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from .._validation import check_alpha, check_finite, check_fraction, check_positive_int, check_positive_number, check_seed
+from .._validation import (
+    check_alpha,
+    check_at_most_n,
+    check_finite,
+    check_fraction,
+    check_positive_int,
+    check_positive_number,
+    check_seed,
+)
 from ..rules.options import LAM
 
 
@@ -188,8 +196,8 @@ def rule_options(args: argparse.Namespace, table=None) -> dict:
         if option.flag is None or not hasattr(args, name):
             continue
         value = chosen[name] = getattr(args, name)
-        if table is not None and option.at_most_n and isinstance(value, int) and value > table.n:
-            raise ValueError(f"{option.flag}: {value} is more than the n = {table.n:,} test items of {table.source}")
+        if table is not None and option.at_most_n and isinstance(value, int):
+            check_at_most_n(value, table.n, option.flag, of=table.source)
     return chosen
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validation import check_alpha, check_knn, check_lam, check_positive_int, check_seed  # noqa: F401  (re-exported for callers)
+from .._validation import check_alpha, check_at_most_n, check_knn, check_lam, check_positive_int, check_seed  # noqa: F401  (re-exported for callers)
 from ..data import ScoreTable, table_from_frame
 from ..rules import METHODS, REGISTRY, declared_options
 
@@ -116,6 +116,6 @@ def check_within_table(options: RuleOptions, n: int) -> RuleOptions:
     """``options`` unchanged; one bounded by the test items (``knn``) and above ``n`` is an error naming it."""
     declared = declared_options()
     for name, value in options.values:
-        if declared[name][0].at_most_n and isinstance(value, int) and value > n:
-            raise ValueError(f"{name}: {value} is more than the n = {n:,} test items")
+        if declared[name][0].at_most_n and isinstance(value, int):
+            check_at_most_n(value, n, name)
     return options

@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from .._validation import check_at_most_n
 from ..envelope import DEFAULT_LAMBDA_GRID
 from . import _params
 from ._params import RuleOptions, rule_options
@@ -76,9 +77,9 @@ def _sweep_settings(table, parameter: str, entries: Sequence[tuple[str, float, R
     twice = sorted({label for label in labels if labels.count(label) > 1})
     if twice:  # one row per setting: a repeat would print once and be written twice
         raise ValueError(f"{parameter}s: setting(s) {twice} given more than once; give each once")
-    too_big = [value for _, value, _ in entries if parameter == "knn" and value > table.n]
-    if too_big:  # as jecs select refuses it: k_n is at most the tail, itself at most n
-        raise ValueError(f"knns: {int(too_big[0])} is more than the n = {table.n:,} test items")
+    for _, value, _ in (entries if parameter == "knn" else ()):
+        if not np.isnan(value):  # the automatic k_n is NaN here
+            check_at_most_n(int(value), table.n, "knns")
     plan = draw_plan(table.m, table.n, reps=reps, fraction=draw_fraction, seed=seed)
     above = [int(value) for _, value, _ in entries if parameter == "knn" and value > plan.n_drawn]
     if above:  # each repetition clips k_n to its tail, itself within the items it drew: those rows repeat one setting

@@ -25,10 +25,10 @@ def test_a_manual_k_n_survives_a_leaderboard_visit_on_a_table_that_cannot_take_i
     at.switch_page(DATA).run()
     at.selectbox(key=state.SAMPLE_CHOICE).set_value(EXPOSURE).run()
     at.switch_page(SELECT).run()
-    assert any("(n = 320), got 400" in m for m in _messages(at))  # falls back here, and says so
+    assert any("knn: 400 is more than the n = 320 test items" in m for m in _messages(at))  # falls back here, and says so
     at.switch_page(LEADERBOARD).run()  # its first visit in the session
     assert not at.exception
-    assert any("(n = 320), got 400" in m for m in _messages(at))  # the same fallback, said on this page too
+    assert any("knn: 400 is more than the n = 320 test items" in m for m in _messages(at))  # the same fallback, said on this page too
     assert at.session_state["jecs.knn"] == 400
     at.switch_page(DATA).run()
     at.selectbox(key=state.SAMPLE_CHOICE).set_value(at.selectbox(key=state.SAMPLE_CHOICE).options[0]).run()
