@@ -207,9 +207,7 @@ def _rho_table_factory(args: argparse.Namespace):
     block_sizes(params["pool_size"], clean_fraction=params["clean_fraction"],
                 calibration_fraction=params["calibration_fraction"],
                 names={key: "--" + key.replace("_", "-") for key in ("pool_size", "clean_fraction", "calibration_fraction")})
-    pool_seed = integer(args.pool_seed, "--pool-seed")
-    if pool_seed < 0:
-        raise ValueError(f"--pool-seed must be >= 0, got {pool_seed}")
+    pool_seed = check_positive_int(integer(args.pool_seed, "--pool-seed"), "--pool-seed", minimum=0)
     return lambda rho: three_block(np.random.default_rng(pool_seed), rho=rho, **params)
 
 

@@ -11,7 +11,6 @@ from .._validation import (
     check_fraction,
     check_positive_int,
     check_positive_number,
-    check_seed,
 )
 from ..rules.options import LAM
 
@@ -48,8 +47,8 @@ def check_outputs(flags, *, inputs=()) -> None:
 
 
 def seed_arg(text: str) -> int:
-    """A non-negative integer (the one seed convention)."""
-    return _typed(text, int, check_seed, "a non-negative integer", "value")
+    """A non-negative integer (the API's ``None``, fresh entropy, has no flag: a run is reproducible)."""
+    return _typed(text, int, check_positive_int, "an integer >= 0", "value", minimum=0)
 
 
 def interval_arg(*, include_zero: bool, include_one: bool):

@@ -22,9 +22,7 @@ def _methods(text: str) -> list[str]:
 
 def _seed(text: str | None) -> int | None:
     seed = integer(text, "--seed")
-    if seed is not None and seed < 0:
-        raise ValueError(f"--seed: expected an integer >= 0, got {seed}")
-    return seed
+    return None if seed is None else check_positive_int(seed, "--seed", minimum=0)
 
 
 # Every repetition's outcome is kept (for the standard errors and --per-rep-out): 3.3 kB each for five rules at

@@ -139,7 +139,7 @@ def test_a_knn_above_the_tail_is_said(tmp_path, capsys):
     (["select", "{t}", "--shift-check"], "--shift-check: the table has no x_<name> covariate columns"),
     (["select", "{t}", "--out", ""], "argument --out: give a file name, got ''"),
     (["sweep", "lambda", "{t}", "--lams", "1"], "jecs sweep lambda: error: unrecognized arguments: --lams 1"),
-    (["synth", "--out", "{d}/s.csv", "--seed", "-1"], "argument --seed: must be a non-negative integer"),
+    (["synth", "--out", "{d}/s.csv", "--seed", "-1"], "argument --seed: must be an integer >= 0"),
     (["synth", "--out", "{d}/s.csv", "--calibration-fraction", "1.5"], "argument --calibration-fraction: must be in (0, 1)"),
     (["synth", "--out", "{d}/s.csv", "--mu", "nan"], "argument --mu: must be a finite number"),
 ])

@@ -153,7 +153,7 @@ def test_cli_rho_sweep_matches_the_library(capsys):
         (["sweep", "lambda", SAMPLE, "--reps", "-1"], "--reps must be an integer >= 1"),
         (["evaluate", SAMPLE, "--reps", "many"], "--reps"),
         (["evaluate", SAMPLE, "--reps", "1000000000000"], "--reps: at most 100,000 repetitions"),
-        (["evaluate", SAMPLE, "--seed", "-1"], "--seed: expected an integer >= 0, got -1"),
+        (["evaluate", SAMPLE, "--seed", "-1"], "--seed must be an integer >= 0, got -1"),
         (["evaluate", SAMPLE, "--methods", "jecs,bogus"], "--methods: unknown rule 'bogus'"),
         (["evaluate", SAMPLE, "--methods", "jecs,oracle"], "methods"),
         (["evaluate", str(REPO_ROOT / "no_such.csv")], "not found"),
