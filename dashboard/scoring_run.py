@@ -105,10 +105,27 @@ def read_uploaded_texts(name: str, data: bytes) -> pd.DataFrame:
 
 
 def read_texts_path(text: str, settings: OperatorSettings) -> pd.DataFrame:
-    """A texts table named by a server path inside the allowed directories."""
+    """A texts table named by a server path inside the allowed directories, within the upload limits.
+
+    The server's memory is shared by every session: a path is held to what an upload may hold
+    (its size on disk, and a Parquet file's rows x columns), shards of a directory together.
+    """
     from scoring import read_texts
 
-    return read_texts(resolve_path(text, settings, what="texts"))
+    from . import state, upload
+
+    path = resolve_path(text, settings, what="texts")
+    files = sorted(f for f in path.iterdir() if f.is_file() and f.suffix.lower() in TEXT_SUFFIXES) \
+        if path.is_dir() else [path]
+    limit = state.upload_limit_mb()
+    size_mb = sum(f.stat().st_size for f in files) / 1e6
+    cells_mb = sum(rows * columns for rows, columns in filter(None, (upload.parquet_shape(f.name, f) for f in files)))
+    cells_mb *= 8 / 1e6
+    if size_mb > limit or cells_mb > upload.MEMORY_FACTOR * limit:
+        held = f"{size_mb:,.1f} MB on disk" if size_mb > limit else f"at least {cells_mb:,.1f} MB in memory"
+        raise ValueError(f"texts: {text} would take {held}, above what the dashboard takes ({limit:g} MB uploads, "
+                         "server.maxUploadSize in .streamlit/config.toml); score it with `jecs score`")
+    return read_texts(path)
 
 
 def session_cache_dir(settings: OperatorSettings, holder: dict) -> Path:

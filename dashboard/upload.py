@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from jecs_core import ScoreTable, ScoreTableError, load_scores_bytes
 from jecs_core.formats import table_kind
@@ -32,21 +33,30 @@ def parquet_footprint_problem(name: str, data: bytes, max_mb: float) -> str | No
     shared server's memory. The footer says the row and column counts before anything is read;
     eight bytes per cell is what a number column takes in memory (text takes more).
     """
+    shape = parquet_shape(name, data)
+    if shape is None:
+        return None
+    rows, columns = shape
+    cells_mb = rows * columns * 8 / 1e6
+    if cells_mb <= MEMORY_FACTOR * max_mb:
+        return None
+    return (f"{name}: {rows:,} rows x {columns} columns would take at least {cells_mb:,.0f} MB in "
+            f"memory, above {MEMORY_FACTOR} x the dashboard's {max_mb:g} MB upload limit (server.maxUploadSize in "
+            ".streamlit/config.toml); use the command line (`jecs select`, `jecs score`) for larger tables")
+
+
+def parquet_shape(name: str, data: bytes | Path) -> tuple[int, int] | None:
+    """``(rows, columns)`` from a Parquet file's footer (its bytes or its path); ``None`` for any other file."""
     if table_kind(name) != "parquet":
         return None
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        meta = pq.ParquetFile(pa.BufferReader(data)).metadata
+        meta = pq.ParquetFile(str(data) if isinstance(data, Path) else pa.BufferReader(data)).metadata
     except (pa.ArrowException, OSError, ValueError):
         return None  # not a readable Parquet file: the reader names what is wrong with it
-    cells_mb = meta.num_rows * meta.num_columns * 8 / 1e6
-    if cells_mb <= MEMORY_FACTOR * max_mb:
-        return None
-    return (f"{name}: {meta.num_rows:,} rows x {meta.num_columns} columns would take at least {cells_mb:,.0f} MB in "
-            f"memory, above {MEMORY_FACTOR} x the dashboard's {max_mb:g} MB upload limit (server.maxUploadSize in "
-            ".streamlit/config.toml); use the command line (`jecs select`, `jecs score`) for larger tables")
+    return meta.num_rows, meta.num_columns
 
 
 def parse_upload(

@@ -190,3 +190,26 @@ def test_a_malformed_operator_file_is_a_message_not_a_traceback(tmp_path, monkey
     assert not at.exception
     assert "operator settings could not be read" in _plain(at.error[0].value)
     assert not at.text_input  # no path is read while the file is broken
+
+
+@pytest.mark.parametrize("shape", ["csv_on_disk", "parquet_shards_in_memory"])
+def test_a_texts_path_is_held_to_the_upload_limits(served, monkeypatch, shape):
+    """The server's memory is shared: a named file or directory takes no more than an upload could."""
+    if shape == "csv_on_disk":
+        target = served.allowed / "texts.csv"
+        _texts(target, "long " * 400)  # about 120 kB on disk
+        monkeypatch.setattr(state, "upload_limit_mb", lambda: 0.1)
+        expected = "MB on disk"
+    else:
+        target = served.allowed / "shards"
+        target.mkdir()
+        for part in range(3):  # 3 x 60,000 rows x 3 columns: 4.3 MB of cells, 1.4 MB per shard
+            pd.DataFrame({"item_id": [f"p{part}-{i}" for i in range(60_000)], "split": "test", "text": "same"}) \
+                .to_parquet(target / f"part-{part}.parquet")
+        monkeypatch.setattr(state, "upload_limit_mb", lambda: 2.0)  # each shard alone is under 2 x 2 MB
+        expected = "MB in memory"
+    at = _score(_session(), f"a={served.allowed / 'model_a'}", str(target))
+    assert not at.exception
+    message = _plain(at.error[0].value)
+    assert expected in message and "server.maxUploadSize" in message and "jecs score" in message
+    assert served.calls == []  # refused before anything was read or scored
