@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from jecs_core import REGISTRY, Option
+from jecs_core import REGISTRY, JECSFit, Option
 from jecs_core.rules import declared_options
 
 AUTO, MANUAL = "Auto", "Manual"
@@ -170,7 +170,8 @@ def usable(settings: RuleSettings, check: Callable[[RuleSettings], object]) -> t
 def clipped_notes(settings: RuleSettings, fits: Mapping[str, object]) -> list[str]:
     """What a fit used in place of an option it could not take as set: a k_n above the values in the
     chosen tail is cut to them (the library says so in a warning the page would not show)."""
-    knn, envelope = dict(settings.pairs).get("knn"), getattr(fits.get("jecs"), "envelope", None)
+    fit = fits.get("jecs")
+    knn, envelope = dict(settings.pairs).get("knn"), fit.envelope if isinstance(fit, JECSFit) else None
     if knn is None or envelope is None or envelope.k_n >= knn:
         return []
     return [f"k_n = {knn} is more than the {envelope.k_n} max-p values above λ = {envelope.lam:g}; the paper's JECS "

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_pvalue_matrix, frozen
 from ..results import SelectionResult
 
 
 def _check(pvalues, clusters) -> tuple[np.ndarray, np.ndarray]:
-    p = np.asarray(pvalues, dtype=float)
+    p = check_pvalue_matrix(pvalues, "pvalues")
     labels = np.asarray(clusters)
-    if p.ndim != 2:
-        raise ValueError(f"pvalues must be a 2-D array (n, K), got shape {p.shape}")
     if labels.shape != (p.shape[0],) or not np.issubdtype(labels.dtype, np.integer):
         raise ValueError(f"clusters must be {p.shape[0]} integer labels, got shape {labels.shape} ({labels.dtype})")
     if labels.size and (labels.min() < 0 or np.setdiff1d(np.arange(labels.max() + 1), labels).size):
@@ -57,17 +56,40 @@ def expand_clusters(selected_clusters, clusters) -> np.ndarray:
 
 
 class ClusterResult(SelectionResult):
-    """A rule's cluster-level result seen item by item: ``selected`` per test item, the rest from the rule."""
+    """A rule's cluster-level result seen item by item: per-item arrays expanded from the clusters.
 
-    def __init__(self, result, clusters: np.ndarray):
-        self.result = result
-        self.clusters = clusters
-        self.selected = expand_clusters(result.selected, clusters)
-        self.n_clusters_selected = int(np.asarray(result.selected, dtype=bool).sum())
+    Parameters
+    ----------
+    result : SelectionResult
+        The rule's result on the clusters' p-values (one hypothesis per cluster).
+    clusters : numpy.ndarray of int, shape (n,)
+        Each test item's cluster label.
 
+    Attributes
+    ----------
+    selected : numpy.ndarray of bool, shape (n,)
+        Read-only; an item is selected when its cluster is.
+    n_clusters_selected : int
+        How many clusters the rule kept.
+    """
+
+    __slots__ = ("result", "clusters", "selected", "n_clusters_selected")
+
+    def __init__(self, result: SelectionResult, clusters: np.ndarray):
+        labels = frozen(np.asarray(clusters))
+        object.__setattr__(self, "result", result)
+        object.__setattr__(self, "clusters", labels)
+        object.__setattr__(self, "selected", frozen(expand_clusters(result.selected, labels)))
+        object.__setattr__(self, "n_clusters_selected", int(np.asarray(result.selected, dtype=bool).sum()))
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"ClusterResult is read-only; cannot set {name!r}")
+
+    alpha = property(lambda self: self.result.alpha)
     threshold = property(lambda self: self.result.threshold)
     pi0_hat = property(lambda self: self.result.pi0_hat)
     fallback_reason = property(lambda self: self.result.fallback_reason)
+    fits_lambda = property(lambda self: self.result.fits_lambda)
 
     def fit_summary(self):
         """The rule's fit rows (its fit is on the clusters' p-values)."""
@@ -80,9 +102,18 @@ class ClusterResult(SelectionResult):
         """The rule's step-up, on the clusters (one value per cluster, not per item)."""
         return self.result.step_up_line()
 
-    def __getattr__(self, name: str):
-        # Only reached for attributes not set above: the rule's fit (lambda, k_n, threshold, ...).
-        return getattr(self.__dict__["result"], name)
+    def envelope_fit(self):
+        """The rule's envelope fit, on the clusters' max-p values."""
+        return self.result.envelope_fit()
+
+    def model_selections(self):
+        """Each model's own selection, per item (an item takes its cluster's row)."""
+        per_cluster = self.result.model_selections()
+        return None if per_cluster is None else frozen(np.asarray(per_cluster)[self.clusters])
+
+    def item_columns(self):
+        """The rule's per-cluster columns, per item (an item takes its cluster's value)."""
+        return {name: frozen(np.asarray(values)[self.clusters]) for name, values in self.result.item_columns().items()}
 
 
 def cluster_comparison(pvalues, clusters, *, alpha: float, models, contaminated=None, **options):

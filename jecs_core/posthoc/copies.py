@@ -29,9 +29,10 @@ def exact_copies(table) -> bool:
 def clustered(comparison) -> bool:
     """Whether ``comparison``'s p-values are clusters' (:func:`jecs_core.checks.cluster_comparison`), some
     shared by several items."""
+    from ..checks.cluster import ClusterResult
+
     for result in comparison.results.values():
-        labels = getattr(result, "clusters", None)
-        if labels is not None and np.unique(labels).size < len(labels):
+        if isinstance(result, ClusterResult) and np.unique(result.clusters).size < len(result.clusters):
             return True
     return False
 

@@ -54,10 +54,39 @@ def test_singleton_clusters_give_the_plain_comparison():
 
 
 @pytest.mark.parametrize(("pvalues", "clusters", "match"), [
-    ([0.1, 0.2], [0, 0], "pvalues must be a 2-D array"),
+    ([[[0.1]], [[0.2]]], [0, 0], "pvalues must be a 1-D or 2-D array"),
+    ([["0.1"], ["0.2"]], [0, 1], "pvalues"),
+    ([[0.1], [1.2]], [0, 1], r"pvalues must hold finite values in \[0, 1\]"),
+    ([[0.1], [np.nan]], [0, 1], r"pvalues must hold finite values in \[0, 1\]"),
+    ([[True], [False]], [0, 1], "pvalues"),
     ([[0.1], [0.2]], [0.0, 1.0], "clusters must be 2 integer labels"),
     ([[0.1], [0.2]], [0, 2], "every label used"),
 ])
 def test_bad_input_is_one_clear_error(pvalues, clusters, match):
     with pytest.raises(ValueError, match=match):
         cluster_pvalues(pvalues, clusters)
+
+
+def test_one_model_given_as_a_vector_is_one_column():
+    assert cluster_pvalues([0.1, 0.3, 0.2], [0, 0, 1]).tolist() == [[0.3], [0.2]]
+
+
+def test_a_cluster_result_is_read_only_and_declares_per_item_arrays():
+    rng = np.random.default_rng(3)
+    p = rng.uniform(0, 1, (60, 2)) ** 4
+    labels = np.repeat(np.arange(30), 2)
+    comparison = cluster_comparison(p, labels, alpha=0.3, models=("a", "b"))
+    inner = compare_pvalues(cluster_pvalues(p, labels), alpha=0.3, models=("a", "b"))
+    for name in comparison.methods:
+        result = comparison.result(name)
+        with pytest.raises(ValueError):
+            result.selected[0] = not result.selected[0]
+        with pytest.raises(AttributeError):
+            result.selected = None
+        assert result.alpha == 0.3 and result.n_clusters_selected == inner.result(name).n_selected
+        for column, values in result.item_columns().items():  # e.g. JECS's p_tilde, one value per item
+            np.testing.assert_array_equal(values, inner.result(name).item_columns()[column][labels])
+        own = inner.result(name).model_selections()
+        if own is not None:  # the per-model rules: each item takes its cluster's row
+            np.testing.assert_array_equal(result.model_selections(), own[labels])
+    assert comparison.result("jecs").item_columns()  # the check above ran on at least one rule's columns
