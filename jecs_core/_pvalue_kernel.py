@@ -104,6 +104,17 @@ def conformal_pvalues(test_scores, calibration_scores, *, rng: np.random.Generat
     -------
     numpy.ndarray, shape (n, K)
         p-values in ``{1/(m+1), ..., 1}`` (deterministic form) or in ``(0, 1]`` (randomized).
+
+    Examples
+    --------
+    Three calibration members per model; a test item scoring below every member gets the
+    smallest p-value, 1/(m+1):
+
+    >>> import numpy as np
+    >>> calibration = np.array([[2.0, 1.0], [3.0, 2.5], [4.0, 3.0]])
+    >>> conformal_pvalues(np.array([[0.5, 0.1], [3.5, 2.8]]), calibration)
+    array([[0.25, 0.25],
+           [0.75, 0.75]])
     """
     calibration_scores = _same_columns(test_scores, calibration_scores)
     # float32 scores stay float32 (sorting and searching them moves half the bytes); the counts are

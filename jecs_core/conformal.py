@@ -58,10 +58,13 @@ def table_pvalues(table, *, rng: np.random.Generator | None = None, covariates=N
                          "for score arrays use conformal_pvalues(test_scores, calibration_scores)")
     if shift_method not in ("auto", "weighted", "residual", "none"):
         raise ValueError(f"shift_method must be 'auto', 'weighted', 'residual' or 'none', got {shift_method!r}")
-    if covariates is None or shift_method == "none":
+    if covariates is None:
         return conformal_pvalues(table.test, table.calibration, rng=rng)
-    from .shift.table import table_shift_pvalues  # scikit-learn is only needed here
+    from .shift.table import covariate_columns, table_shift_pvalues  # scikit-learn is only needed here
 
+    if shift_method == "none":  # the covariates go unused, but a misspelt one is still an error
+        covariate_columns(table, covariates)
+        return conformal_pvalues(table.test, table.calibration, rng=rng)
     return table_shift_pvalues(table, covariates=covariates, method=shift_method, rng=rng).pvalues
 
 

@@ -24,6 +24,9 @@ def test_default_path_is_unchanged(table):
                           jc.conformal_pvalues(table.test, table.calibration))
     with pytest.raises(ValueError, match="shift_method"):
         jc.table_pvalues(table, shift_method="magic")
+    for bogus in ("bogus", ["x_age"]):  # unused with "none", yet a misspelt covariate is still refused
+        with pytest.raises(ValueError, match="covariates"):
+            jc.table_pvalues(table, covariates=bogus, shift_method="none")
 
 
 @pytest.mark.parametrize("method", ["auto", "weighted", "residual"])
