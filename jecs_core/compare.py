@@ -12,7 +12,7 @@ import pandas as pd
 
 from ._rows import row_max
 from ._shared_max_p import shared_p_max, sharing_max_p
-from ._validation import check_alpha, check_mask, check_names, check_pvalue_matrix, frozen
+from ._validation import check_alpha, check_at_most_n, check_mask, check_names, check_pvalue_matrix, frozen
 from .conformal import table_pvalues
 from .data import ScoreTable
 from .envelope import DEFAULT_LAMBDA_GRID
@@ -97,13 +97,8 @@ class Comparison:
         rows = []
         for method in self.results:
             rule = REGISTRY[method]
-            row = {
-                "method": method,
-                "label": rule.label,
-                "guarantee": rule.guarantee.value,
-                "valid": rule.valid,
-                "n_selected": int(self.selected(method).sum()),
-            }
+            row = {"method": method, "label": rule.label, "guarantee": rule.guarantee.value, "valid": rule.valid,
+                   "n_selected": int(self.selected(method).sum())}
             found = self.metrics(method)
             if found is not None:
                 row["gcp"] = found.gcp
@@ -124,19 +119,48 @@ def _check_methods(methods) -> tuple[str, ...]:
     return names
 
 
-def compare_pvalues(
-    pvalues,
-    *,
-    alpha: float,
-    methods: Sequence[str] | None = None,
-    lam="auto",
-    knn: int | None = None,
-    lambda_grid=DEFAULT_LAMBDA_GRID,
-    models=None,
-    contaminated=None,
-    fits: Mapping[str, object] | None = None,
-    **options,
-) -> Comparison:
+def _check_options(options: Mapping, n: int) -> dict:
+    """Every given rule option through its declared validator, whichever rules run (as the evaluator checks them)."""
+    declared = declared_options()
+    unknown = sorted(set(options) - set(declared))
+    if unknown:
+        raise ValueError(f"unknown rule option(s) {unknown}; declared: {sorted(declared)}")
+    checked = {name: declared[name][0].validate(value) for name, value in options.items()}
+    for name, value in checked.items():
+        if declared[name][0].at_most_n and isinstance(value, int):
+            check_at_most_n(value, max(n, 1), name)
+    return checked
+
+
+def _fit_method(fit) -> str | None:
+    """The registered rule a fit was prepared by: its ``method`` name, or its ``rule`` (a name or a Rule)."""
+    for attribute in ("method", "rule"):
+        value = getattr(fit, attribute, None)
+        value = getattr(value, "name", value)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def _check_fits(fits) -> dict:
+    """``fits`` as a dict of registered rule name -> that rule's alpha-free fit (``Rule.prepare``)."""
+    if fits is None:
+        return {}
+    if not isinstance(fits, Mapping):
+        raise ValueError(f"fits must be a mapping of method name to get_rule(name).prepare(p), got {type(fits).__name__}")
+    for name, fit in fits.items():
+        if name not in REGISTRY:
+            raise ValueError(f"fits: {name!r} is no registered method; methods: {list(METHODS)}")
+        made_by = _fit_method(fit)
+        if made_by != name or not callable(getattr(fit, "select", None)):
+            found = type(fit).__name__ + ("" if made_by is None else f" of {made_by!r}")
+            raise ValueError(f"fits[{name!r}] must be get_rule({name!r}).prepare(p), got {found}")
+    return dict(fits)
+
+
+def compare_pvalues(pvalues, *, alpha: float, methods: Sequence[str] | None = None, lam="auto", knn: int | None = None,
+                    lambda_grid=DEFAULT_LAMBDA_GRID, models=None, contaminated=None,
+                    fits: Mapping[str, object] | None = None, **options) -> Comparison:
     """Run registered rules on a p-value matrix.
 
     Parameters
@@ -147,14 +171,16 @@ def compare_pvalues(
     methods : sequence of str, optional
         Rules to run (default: every registered rule, in registry order).
     lam, knn, lambda_grid
-        Shared options; each rule receives the ones it takes.
+        Shared options; each rule receives the ones it takes.  Every option given is checked by its
+        declared validator, whether or not a rule run takes it.
     models : sequence of str, optional
         Distinct names, one per column (a list; one string is refused, not split into characters).
     contaminated : array_like of bool, optional
         Whether each item is a member of some model; the comparison keeps a read-only copy.
     fits : mapping, optional
         Alpha-free fits (``Rule.prepare``) to reuse, keyed by method; the dashboard
-        passes them while the user drags alpha.
+        passes them while the user drags alpha.  A key that is no registered method, or a fit
+        another rule prepared, is refused.
     **options
         Further declared rule options (:mod:`jecs_core.rules.options`, e.g. ``storey_lam``);
         each reaches only the rules that declare it.
@@ -182,11 +208,8 @@ def compare_pvalues(
     if len(models) != p.shape[1]:
         raise ValueError(f"models has {len(models)} names but pvalues has {p.shape[1]} columns")
     con = None if contaminated is None else check_mask(contaminated, p.shape[0], "contaminated")
-    unknown = sorted(set(options) - set(declared_options()))
-    if unknown:
-        raise ValueError(f"unknown rule option(s) {unknown}; declared: {sorted(declared_options())}")
-    options = {"lam": lam, "knn": knn, "lambda_grid": lambda_grid, **options}
-    fits = dict(fits or {})
+    options = _check_options({"lam": lam, "knn": knn, "lambda_grid": lambda_grid, **options}, p.shape[0])
+    fits = _check_fits(fits)
     results = {}
     with sharing_max_p(p):  # the max-p rules read one max-p vector and one sort of it
         for name in names:
@@ -194,9 +217,6 @@ def compare_pvalues(
             if fit is None:
                 rule = REGISTRY[name]
                 fit = rule.prepare(p, **rule.accepted(options))
-            elif not callable(getattr(fit, "select", None)):
-                raise ValueError(f"fits[{name!r}] must be an alpha-free fit (get_rule({name!r}).prepare(p)), "
-                                 f"got {type(fit).__name__}")
             results[name] = fit.select(alpha)
             if np.shape(results[name].selected) != (p.shape[0],):
                 raise ValueError(f"fits[{name!r}] was prepared on {np.shape(results[name].selected)[0]} items, "
@@ -269,17 +289,8 @@ def compare_methods(
     contaminated = table.contaminated
     if contaminated is not None:
         contaminated.setflags(write=False)  # made here, so kept without a copy too
-    return compare_pvalues(
-        pvalues,
-        alpha=alpha,
-        methods=methods,
-        lam=lam,
-        knn=knn,
-        lambda_grid=lambda_grid,
-        models=table.models,
-        contaminated=contaminated,
-        **options,
-    )
+    return compare_pvalues(pvalues, alpha=alpha, methods=methods, lam=lam, knn=knn, lambda_grid=lambda_grid,
+                           models=table.models, contaminated=contaminated, **options)
 
 
 __all__ = ["DEFAULT_METHOD", "METHODS", "METHOD_LABELS", "VALID_METHODS", "Comparison", "compare_methods", "compare_pvalues"]

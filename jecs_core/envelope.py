@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._validation import check_knn, check_lambda, check_lambda_grid, check_positive_int, check_probability_vector
+from ._validation import check_at_most_n, check_knn, check_lambda, check_lambda_grid, check_positive_int, check_probability_vector
 
 if TYPE_CHECKING:  # pandas only for to_frame: the rules import this module on their first call
     import pandas as pd
@@ -136,7 +136,8 @@ def fit_envelope(p_max, lam: float, *, knn: int | None = None) -> Envelope:
     lam : float
         Right-tail threshold in (0, 1).
     knn : int, optional
-        kNN size; default :func:`default_knn` of the tail size.  Clipped to the tail size.
+        kNN size, at most n (as in :func:`jecs_core.fit_jecs`); default :func:`default_knn` of the tail
+        size.  Above the tail size, the tail size is used (``k_n`` says so).
 
     Returns
     -------
@@ -156,7 +157,10 @@ def fit_envelope(p_max, lam: float, *, knn: int | None = None) -> Envelope:
     """
     lam = check_lambda(lam)
     knn = check_knn(knn)
-    env = fit_from_sorted(np.sort(check_probability_vector(p_max, "p_max")), lam, knn)
+    values = check_probability_vector(p_max, "p_max")
+    if knn is not None:
+        check_at_most_n(knn, max(values.size, 1), "knn")
+    env = fit_from_sorted(np.sort(values), lam, knn)
     if env is None:
         raise ValueError(f"no max-p value lies above lam={lam}; the envelope needs a non-empty right tail")
     return env

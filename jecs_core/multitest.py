@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._step_up import last_pass, step_up_rank
-from ._validation import check_alpha, check_fraction, check_probability_vector, real_array
+from ._validation import check_alpha, check_fraction, check_probability_vector, frozen, real_array
 
 
 @dataclass(frozen=True)
@@ -40,9 +40,31 @@ class StepUpResult:
     alpha: float
     pi0: float
 
+    def __post_init__(self):
+        # Read-only: the results that hand this mask out are frozen, and a write into it would change them.
+        object.__setattr__(self, "selected", frozen(np.asarray(self.selected)))
+
     @property
     def n_selected(self) -> int:
         return int(self.r_star)
+
+
+def check_sorted_of(sorted_values, values: np.ndarray, name: str, of: str) -> np.ndarray:
+    """``sorted_values`` as a float array, checked in O(n) to be ``numpy.sort(values)`` (``values`` already checked).
+
+    A wrong sort gives a wrong selection in silence, so its shape, ends, order and sum are compared with
+    ``values``: equal ends and a non-decreasing order keep every value in ``values``' range, and the sum
+    (to float rounding) catches values moved inside it.  ``">="`` is False beside a NaN, so a NaN fails.
+    """
+    ordered = real_array(sorted_values, name)
+    n = values.shape[0]
+    if ordered.shape != values.shape:
+        raise ValueError(f"{name} must be numpy.sort({of}), of shape {values.shape}, got shape {ordered.shape}")
+    if n and not (
+            ordered[0] == values.min() and ordered[-1] == values.max() and bool((ordered[1:] >= ordered[:-1]).all())
+            and abs(float(ordered.sum()) - float(values.sum())) <= 1e-9 * n):
+        raise ValueError(f"{name} must be numpy.sort({of}) (same values, ascending)")
+    return ordered
 
 
 def _check_pi0(pi0: float) -> float:
@@ -126,15 +148,10 @@ def storey_bh(pvalues, *, alpha: float, pi0: float = 1.0, sorted_values: np.ndar
     values = check_probability_vector(pvalues, "pvalues")
     alpha = check_alpha(alpha)
     pi0 = _check_pi0(pi0)
-    n = values.shape[0]
     if sorted_values is None:
         ordered = np.sort(values)
-    else:  # a wrong one would give a wrong selection in silence: its shape, ends and order are checked
-        ordered = real_array(sorted_values, "sorted_values")
-        # ">=" is False beside a NaN, so a NaN anywhere fails the order check too.
-        if ordered.shape != values.shape or (n and (ordered[0] != values.min() or ordered[-1] != values.max()
-                                                    or not bool((ordered[1:] >= ordered[:-1]).all()))):
-            raise ValueError("sorted_values must be numpy.sort(pvalues)")
+    else:
+        ordered = check_sorted_of(sorted_values, values, "sorted_values", "pvalues")
     return storey_bh_presorted(values, ordered, alpha=alpha, pi0=pi0)
 
 

@@ -14,6 +14,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from ._validation import frozen
+
 
 @dataclass(frozen=True)
 class FitRow:
@@ -102,6 +104,14 @@ class SelectionResult:
     """
 
     fits_lambda: ClassVar[bool] = False
+
+    def __post_init__(self):
+        # A dataclass result's arrays (``selected``, ``p_max``, ...) are made read-only: the summary, the
+        # metrics and the export all read the one result, and a caller's write into it would change theirs.
+        for name in getattr(self, "__dataclass_fields__", {}):
+            value = getattr(self, name)
+            if isinstance(value, np.ndarray):
+                object.__setattr__(self, name, frozen(value))
 
     @property
     def n_selected(self) -> int:

@@ -16,9 +16,19 @@ import numpy as np
 
 from ._counting_sort import sorted_values
 from ._rows import row_max
-from ._validation import check_alpha, check_at_most_n, check_knn, check_lam, check_probability_vector, check_pvalue_matrix, frozen
+from ._validation import (
+    check_alpha,
+    check_at_most_n,
+    check_bool,
+    check_knn,
+    check_lam,
+    check_lambda_grid,
+    check_probability_vector,
+    check_pvalue_matrix,
+    frozen,
+)
 from .envelope import DEFAULT_LAMBDA_GRID, Envelope, LambdaGrid, fit_from_sorted, fit_lambda_grid
-from .multitest import StepUpResult, step_up_mask, step_up_sorted
+from .multitest import StepUpResult, check_sorted_of, step_up_mask, step_up_sorted
 from .results import FitRow, SelectionResult, StepUpLine, row
 
 
@@ -48,6 +58,8 @@ class JECSFit:
         Capped Storey estimate (1.0 on fallback).
     fallback_reason : str or None
         Why JECS fell back to JMCS, or ``None``.
+    method : str
+        Class-level: the registered rule this fit belongs to (``compare_pvalues(fits=...)`` checks it).
     """
 
     p_max: np.ndarray
@@ -59,6 +71,7 @@ class JECSFit:
     sorted_p_tilde: np.ndarray
     pi0_hat: float
     fallback_reason: str | None
+    method: ClassVar[str] = "jecs"
 
     @property
     def fallback_to_jmcs(self) -> bool:
@@ -219,8 +232,8 @@ def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_L
         Emit :class:`JECSFallbackWarning` when falling back to JMCS, and a ``UserWarning`` when
         ``knn`` is more than the chosen tail holds (``k_n`` is then the tail size).
     sorted_p_max : array_like, shape (n,), optional
-        ``p_max`` sorted ascending, when the caller has it (its shape is checked, not its order or
-        values); sorted here otherwise.
+        ``p_max`` sorted ascending, when the caller has it (checked in O(n) as
+        :func:`jecs_core.storey_bh` checks its ``sorted_values``); sorted here otherwise.
 
     Returns
     -------
@@ -230,27 +243,22 @@ def fit_jecs(p_max, *, lam="auto", knn: int | None = None, lambda_grid=DEFAULT_L
     p_star = frozen(check_probability_vector(p_max, "p_max"))
     knn = check_knn(knn)
     lam = check_lam(lam)
+    lambda_grid = check_lambda_grid(lambda_grid)  # checked whatever lam is: select() refuses a bad grid too
+    warn = check_bool(warn, "warn")
     if knn is not None:
         check_at_most_n(knn, max(p_star.size, 1), "knn")
     if sorted_p_max is None:
         ordered = sorted_values(p_star)
     else:
-        ordered = frozen(np.asarray(sorted_p_max, dtype=float))
-        if ordered.shape != p_star.shape:
-            raise ValueError(f"sorted_p_max must have p_max's shape {p_star.shape}, got {ordered.shape}")
+        ordered = frozen(check_sorted_of(sorted_p_max, p_star, "sorted_p_max", "p_max"))
     if lam == "auto":
-        grid = fit_lambda_grid(ordered, lambda_grid, knn)
-        mode = "auto"
+        grid, mode = fit_lambda_grid(ordered, lambda_grid, knn), "auto"
     else:
-        lam_value = lam
-        env = fit_from_sorted(ordered, lam_value, knn)
-        grid = LambdaGrid((lam_value,), (env,), None if env is None else 0)
-        mode = "manual"
+        env = fit_from_sorted(ordered, lam, knn)
+        grid, mode = LambdaGrid((lam,), (env,), None if env is None else 0), "manual"
     if grid.chosen is None:
-        reason = (
-            f"no max-p value lies above any lambda in {list(grid.lambdas)}; "
-            "the envelope is undefined, so JECS returns the JMCS selection"
-        )
+        reason = (f"no max-p value lies above any lambda in {list(grid.lambdas)}; "
+                  "the envelope is undefined, so JECS returns the JMCS selection")
         if warn:
             warnings.warn(reason, JECSFallbackWarning, stacklevel=2)
         return JECSFit(p_star, ordered, grid, mode, None, frozen(p_star), frozen(ordered), 1.0, reason)

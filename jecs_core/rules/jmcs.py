@@ -8,6 +8,7 @@ under the joint null.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -81,10 +82,11 @@ def jmcs(pvalues, *, alpha: float) -> JMCSResult:
 
 @dataclass(frozen=True)
 class JMCSFit:
-    """The alpha-free part of JMCS: max-p, sorted once, so each alpha is one step-up pass."""
+    """The alpha-free part of JMCS: max-p, sorted once, so each alpha is one step-up pass; ``method`` names its rule."""
 
     p_max: np.ndarray
     sorted_p_max: np.ndarray
+    method: ClassVar[str] = "jmcs"
 
     def select(self, alpha: float) -> JMCSResult:
         alpha = check_alpha(alpha)

@@ -144,13 +144,14 @@ class StoreyMaxPResult(SelectionResult):
 
 @dataclass(frozen=True)
 class StoreyMaxPFit:
-    """Alpha-free part: max-p values (sorted) and ``pi0_hat``."""
+    """Alpha-free part: max-p values (sorted) and ``pi0_hat``; ``method`` names its rule (class-level)."""
 
     p_max: np.ndarray
     sorted_p_max: np.ndarray
     lam: float
     m_tail: int
     pi0_hat: float
+    method: ClassVar[str] = "storey-maxp"
 
     def select(self, alpha: float) -> StoreyMaxPResult:
         alpha = check_alpha(alpha)
