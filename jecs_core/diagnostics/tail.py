@@ -43,7 +43,9 @@ class TailDiagnostics:
         Range of pi0_hat over the usable lambdas.
     storey_pi0 : float
         Storey's finite-sample estimate on max-p, ``min(1, (1 + #{p* > 0.5}) / (n * 0.5))``:
-        a conservative reference (it cannot fall below the truth in expectation).
+        a conservative reference: without its cap at 1 its expectation is at least pi0 for
+        super-uniform nulls; the cap pulls it under (mean 0.953 at n = 20, 0.969 at n = 100 on
+        all-null uniform tables).
     few_tail_points : bool
         The chosen tail has fewer than ``MIN_TAIL_POINTS`` points.
     """
