@@ -164,6 +164,9 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
                        post_hoc_delta: float = 0.1, post_hoc: dict | None = None) -> dict:
     """The sidecar record: the rule and its guarantee kind, alpha, options, warnings, fit, counts, input hash, version.
 
+    ``options`` is every setting as given (one run serves every rule); ``rule_options`` files each rule of the
+    comparison with the given options it declares, so ``lam`` beside a storey-maxp export reads as paper JECS's.
+
     ``warnings=None`` records :func:`selection_warnings`; ``spreadsheet_safe_cells`` says how the
     CSV's text cells were written; ``diagnostics`` (``AuditDiagnostics.to_dict()``) is recorded when given.
     The chosen rule's post-hoc bound at ``post_hoc_delta`` (:func:`jecs_core.post_hoc_bound`; the urn part only
@@ -201,6 +204,8 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
         "guarantee_description": rule.guarantee.description,
         "alpha": comparison.alpha,
         "options": plain(dict(options or {})),
+        "rule_options": {name: plain({key: value for key, value in (options or {}).items()
+                                      if key in REGISTRY[name].option_names}) for name in comparison.methods},
         **fit_fields(comparison, primary),
         "n_test": table.n,
         "n_calibration": table.m,

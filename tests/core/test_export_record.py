@@ -96,3 +96,15 @@ def test_the_export_on_the_p_value_grid_writes_the_bytes_pandas_writes(tmp_path,
     comparison = jecs_core.compare_methods(table, alpha=0.1)
     csv, _ = jecs_core.write_selection(tmp_path / "grid.csv", table, comparison, method)
     assert csv.read_bytes() == selection_frame(table, comparison, method).to_csv(index=False).encode("utf-8")
+
+
+def test_the_sidecar_files_each_rule_option_with_the_rule_that_takes_it(tmp_path, audit):
+    table, comparison = audit
+    options = {"lam": 0.6, "knn": None, "lambda_grid": (0.5, 0.7), "storey_lam": 0.5, "layout": "auto"}
+    _, side = jecs_core.write_selection(tmp_path / "sel.csv", table, comparison, options=options)
+    record = json.loads(side.read_text())
+    assert record["method"] == "storey-maxp" and record["options"]["lam"] == 0.6  # every setting, as given
+    assert record["rule_options"]["storey-maxp"] == {"storey_lam": 0.5}  # lam did not reach storey-maxp
+    assert record["rule_options"]["jecs"] == {"lam": 0.6, "knn": None, "lambda_grid": [0.5, 0.7]}
+    assert set(record["rule_options"]) == set(comparison.methods) and record["rule_options"]["jmcs"] == {}
+    assert selection_metadata(table, comparison)["rule_options"] == {name: {} for name in comparison.methods}
