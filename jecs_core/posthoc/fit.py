@@ -11,6 +11,7 @@ the conformal granularity effect are in ``docs/GUARANTEES.md``.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -84,9 +85,7 @@ class PostHocFit:
 
     def bound(self, selected) -> int:
         """Upper bound on the number of contaminated items in ``selected`` (boolean mask, length n)."""
-        return self._bound(check_mask(selected, self.n))
-
-    def _bound(self, mask: np.ndarray) -> int:
+        mask = check_mask(selected, self.n)
         size = int(np.count_nonzero(mask))
         if size == 0:
             return 0
@@ -200,7 +199,10 @@ def post_hoc_bound(pvalues, selected, *, delta: float = 0.1, calibration_size: i
     delta : float, optional
         Error level in (0, 1).
     calibration_size : int, optional
-        Calibration rows ``m`` behind the p-values (see :func:`fit_post_hoc`).
+        Calibration rows ``m`` behind the p-values (see :func:`fit_post_hoc`).  With p-values off the
+        ``j / (m + 1)`` grid (weighted ones) the urn cannot take part: a ``UserWarning`` says that
+        ``calibration_size`` went unused, rather than refusing, since closed testing alone is still a
+        valid, looser bound.
 
     Returns
     -------
@@ -214,4 +216,9 @@ def post_hoc_bound(pvalues, selected, *, delta: float = 0.1, calibration_size: i
     >>> post_hoc_bound(p, p < 0.01, delta=0.1)
     0
     """
-    return one_set_bound(pvalues, selected, delta=delta, calibration_size=calibration_size)[0]
+    bound, method, _ = one_set_bound(pvalues, selected, delta=delta, calibration_size=calibration_size)
+    m = calibration_size
+    if m is not None and method == METHOD and grid_index(max_p_vector(pvalues), int(m)) is None:
+        warnings.warn(f"calibration_size: unused, as the p-values are not on the j / (m + 1) grid of m = {m} "
+                      "(weighted p-values?); the bound is closed testing alone", UserWarning, stacklevel=2)
+    return bound

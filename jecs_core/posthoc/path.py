@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._rows import row_max
-from .._validation import check_alpha, check_pvalue_matrix
+from .._validation import check_alphas, check_pvalue_matrix
 from ..rules import get_rule
 from .fit import check_delta, fit_post_hoc
 
@@ -43,21 +43,6 @@ class PostHocPath:
                 values.setflags(write=False)
 
 
-def _check_levels(alphas) -> np.ndarray:
-    """``alphas`` (one level or a 1-D sequence) as a new float array, each level checked as alpha is
-    (text, booleans and ``None`` refused, not read as numbers)."""
-    try:
-        shape = np.shape(alphas)
-    except ValueError:  # rows of different lengths
-        shape = None
-    if shape is None or len(shape) > 1:
-        got = "rows of different lengths" if shape is None else f"shape {shape}"
-        raise ValueError(f"alphas must be a 1-D sequence of numbers in (0, 1), got {got}")
-    # A 0-d array is one level, as numpy's own functions read it.
-    levels = [alphas.item() if isinstance(alphas, np.ndarray) else alphas] if not shape else list(alphas)
-    return np.array([check_alpha(level, "alphas") for level in levels], dtype=float)  # a copy: the path keeps it read-only
-
-
 def post_hoc_path(pvalues, alphas, *, method: str | None = None, delta: float = 0.1,
                   calibration_size: int | None = None, **options) -> PostHocPath:
     """The post-hoc bound for every alpha of a registered rule, from one alpha-free fit.
@@ -67,7 +52,7 @@ def post_hoc_path(pvalues, alphas, *, method: str | None = None, delta: float = 
     pvalues : array_like, shape (n, K) or (n,)
         Per-model conformal p-values or a max-p vector.
     alphas : array_like of float
-        Levels in (0, 1), any order.
+        Levels in (0, 1), any order, each once (one number is one level).
     method : str, optional
         A registered rule (``None``: the default rule).
     delta : float, optional
@@ -92,7 +77,7 @@ def post_hoc_path(pvalues, alphas, *, method: str | None = None, delta: float = 
     ([81, 81, 83], [1, 1, 3])
     """
     delta = check_delta(delta)
-    levels = _check_levels(alphas)
+    levels = np.array(check_alphas(alphas), dtype=float)  # a copy: the path keeps it read-only
     rule = get_rule(method)
     matrix = check_pvalue_matrix(pvalues)
     prepared = rule.prepare(matrix, **options)
@@ -103,6 +88,6 @@ def post_hoc_path(pvalues, alphas, *, method: str | None = None, delta: float = 
     for index, level in enumerate(levels):
         mask = np.asarray(prepared.select(float(level)).selected, dtype=bool)
         n_selected[index] = int(np.count_nonzero(mask))
-        bounds[index] = fit._bound(mask)
+        bounds[index] = fit.bound(mask)
     fdp = np.divide(bounds, n_selected, out=np.zeros(levels.shape[0]), where=n_selected > 0)
     return PostHocPath(levels, n_selected, bounds, fdp, delta, fit.method)

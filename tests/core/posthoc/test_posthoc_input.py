@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -56,15 +58,20 @@ def test_pvalues_not_finite_in_the_unit_interval(bad):
 def test_path_refuses_bad_alphas_and_unknown_methods():
     with pytest.raises(ValueError, match=r"^alphas must be in the open interval"):
         post_hoc_path(P, [0.1, 1.2])
-    with pytest.raises(ValueError, match=r"^alphas must be a 1-D"):
+    with pytest.raises(ValueError, match=r"^alphas must be a number in \(0, 1\), got \[0.1, 0.2\]$"):
         post_hoc_path(P, [[0.1, 0.2]])
+    # One validator for alphas, as evaluate's: no empty list, no level twice.
+    with pytest.raises(ValueError, match=r"^alphas must hold at least one level in \(0, 1\)$"):
+        post_hoc_path(P, [])
+    with pytest.raises(ValueError, match=r"^alphas must hold each level once, got 0.1 more than once$"):
+        post_hoc_path(P, [0.1, 0.1])
     with pytest.raises(ValueError, match=r"^method must be one of"):
         post_hoc_path(P, [0.1], method="nope")
 
 
 @pytest.mark.parametrize("alphas", ["0.1", ["0.1"], None, [None], [True], np.array([True]), [0.1, "0.2"], {"a": 0.1}])
 def test_path_refuses_alphas_that_are_no_numbers(alphas):
-    with pytest.raises(ValueError, match=r"^alphas must be a number in \(0, 1\), got "):
+    with pytest.raises(ValueError, match=r"^alphas must be a number (or a sequence of numbers )?in \(0, 1\), got "):
         post_hoc_path(P, alphas)
 
 
@@ -73,7 +80,7 @@ def test_path_takes_one_level_or_a_sequence_of_numbers():
     assert one.alphas.tolist() == [0.2]
     for same in ([0.2], (0.2,), np.array([0.2]), [np.float32(0.2)], np.float64(0.2), np.array(0.2)):
         assert post_hoc_path(P, same).n_selected.tolist() == one.n_selected.tolist()
-    with pytest.raises(ValueError, match=r"^alphas must be a 1-D sequence of numbers in \(0, 1\), got rows of different"):
+    with pytest.raises(ValueError, match=r"^alphas must be a number or a sequence of numbers in \(0, 1\), got \[\[0.1\]"):
         post_hoc_path(P, [[0.1], [0.2, 0.3]])
 
 
@@ -116,3 +123,26 @@ def test_the_confidence_never_rounds_to_certainty(delta, shown):
 def test_a_huge_calibration_size_costs_no_memory():
     # The urn's bound of one set counts over the set's items, not over (m + 1) / 2 grid levels.
     assert post_hoc_bound(np.array([0.5, 0.9]), [True, True], calibration_size=10**18) == 2
+
+
+def test_a_calibration_size_the_p_values_are_off_the_grid_of_is_said_to_go_unused():
+    p = np.array([0.0013, 0.0031, 0.61, 0.2, 0.0022])  # weighted p-values: on no j / (m + 1) grid
+    with pytest.warns(UserWarning, match=r"^calibration_size: unused, as the p-values are not on the j / \(m \+ 1\) grid"):
+        assert post_hoc_bound(p, p < 0.01, calibration_size=5) == post_hoc_bound(p, p < 0.01)
+    on_grid = np.array([1, 1, 4, 3, 2]) / 6
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        post_hoc_bound(on_grid, on_grid < 0.3, calibration_size=5)
+
+
+def test_a_masked_array_with_masked_values_is_refused():
+    p = np.ma.masked_array([0.01, 0.5, 0.02], mask=[False, True, False])
+    with pytest.raises(ValueError, match=r"^pvalues has masked values; fill or drop the masked values first$"):
+        post_hoc_bound(p, np.ones(3, dtype=bool))
+
+
+def test_the_path_reads_each_bound_through_the_fit_public_method():
+    from pathlib import Path
+
+    source = (Path(__file__).resolve().parents[3] / "jecs_core" / "posthoc" / "path.py").read_text(encoding="utf-8")
+    assert "fit._" not in source  # no module reaches into another's private names
