@@ -1,12 +1,10 @@
-"""Small argument checks shared by the statistical functions.
-
-Every public function validates its inputs with these helpers so that the
-error names the offending argument and says what was expected.
-"""
+"""Small argument checks shared by the statistical functions: each error names the argument and says what was
+expected."""
 
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping, Set
 
 import numpy as np
 
@@ -30,12 +28,9 @@ _REFUSED_KINDS = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "te
 def _refused_element(values: np.ndarray) -> str | None:
     """What an object array holds that is no number (text, booleans), or ``None``."""
     for value in values.ravel():
-        if isinstance(value, (str, bytes)):
-            return f"text ({value!r})"
-        if isinstance(value, (bool, np.bool_)):
-            return f"booleans ({value!r})"
-        if isinstance(value, complex):
-            return f"complex numbers ({value!r})"
+        for kinds, what in (((str, bytes), "text"), ((bool, np.bool_), "booleans"), (complex, "complex numbers")):
+            if isinstance(value, kinds):
+                return f"{what} ({value!r})"
     return None
 
 
@@ -45,6 +40,8 @@ def real_array(values, name: str, dtype=float, *, booleans: bool = False) -> np.
     With ``booleans``, a boolean array reads as 1/0 (a 0/1 result such as ``correct``)."""
     if booleans and getattr(getattr(values, "dtype", None), "kind", "") == "b":
         return np.asarray(values, dtype=dtype)
+    if np.ma.isMaskedArray(values) and np.ma.getmaskarray(values).any():  # asarray would keep the hidden values
+        raise ValueError(f"{name} has masked values; fill or drop the masked values first")
     if isinstance(values, (str, bytes, dict, set)):
         raise ValueError(f"{name} must be an array of numbers, got {type(values).__name__}")
     if hasattr(values, "to_numpy") and hasattr(values, "dtypes"):  # a DataFrame or Series
@@ -75,6 +72,10 @@ def check_probability_vector(values, name: str) -> np.ndarray:
     arr = real_array(values, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    return _in_unit(arr, name)
+
+
+def _in_unit(arr: np.ndarray, name: str) -> np.ndarray:
     # min and max alone catch NaN (it propagates and fails both comparisons) and infinities.
     if arr.size and not (arr.min() >= 0.0 and arr.max() <= 1.0):
         raise ValueError(f"{name} must hold finite values in [0, 1]")
@@ -97,18 +98,15 @@ def check_mask(values, n: int | None, name: str = "selected") -> np.ndarray:
     expected = f"{name} must be a boolean mask (True/False or 0/1){'' if n is None else f' of length {n}'}"
     if arr.ndim != 1 or (n is not None and arr.shape[0] != n):
         raise ValueError(f"{expected}, got shape {arr.shape}")
-    if arr.dtype == bool:
-        return arr
-    if arr.dtype.kind not in "iuf":
+    if arr.dtype.kind not in "iufb":
         raise ValueError(f"{expected}, got dtype {arr.dtype}")
     if not only_0_1(arr):
         raise ValueError(f"{expected}, got dtype {arr.dtype} with values other than 0 and 1")
-    return arr.astype(bool)
+    return arr if arr.dtype == bool else arr.astype(bool)
 
 
 def frozen(arr: np.ndarray) -> np.ndarray:
-    """``arr`` when it is read-only already, else a read-only copy: a fitted object then never changes
-    because its caller wrote into the array it passed."""
+    """``arr`` if read-only, else a read-only copy: a fitted object never changes when its caller writes into its input."""
     if not arr.flags.writeable:
         return arr
     out = arr.copy()
@@ -118,25 +116,21 @@ def frozen(arr: np.ndarray) -> np.ndarray:
 
 def check_pvalue_matrix(values, name: str = "pvalues") -> np.ndarray:
     """Return an (n, K) float array of p-values; a 1-D input is one model (K = 1)."""
-    arr = real_array(values, name)
-    if arr.ndim == 1:
-        arr = arr[:, None]
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 1-D or 2-D array, got shape {arr.shape}")
+    arr = _columns(real_array(values, name), name)
     if arr.shape[1] == 0:
         raise ValueError(f"{name} must have at least one column (model)")
-    # min and max alone catch NaN (it propagates and fails both comparisons) and infinities.
-    if arr.size and not (arr.min() >= 0.0 and arr.max() <= 1.0):
-        raise ValueError(f"{name} must hold finite values in [0, 1]")
-    return arr
+    return _in_unit(arr, name)
+
+
+def _columns(arr: np.ndarray, name: str) -> np.ndarray:
+    if arr.ndim != 1 and arr.ndim != 2:
+        raise ValueError(f"{name} must be a 1-D or 2-D array, got shape {arr.shape}")
+    return arr[:, None] if arr.ndim == 1 else arr
 
 
 def check_bool(value, name: str) -> bool:
-    """``value`` as a bool: ``True`` or ``False`` (numpy's too) or the integers 1 and 0; a truthy ``"false"`` or
-    ``2`` is refused, as reading it as True would flip a result without a word."""
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)) and value in (0, 1):
+    """``value`` as a bool: True/False (numpy's too) or 1/0; a truthy ``"false"`` or ``2`` is refused, not read as True."""
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and value in (0, 1)):
         return bool(value)
     raise TypeError(f"{name} must be True or False, got {value!r}")
 
@@ -156,26 +150,30 @@ def check_names(names, name: str) -> tuple:
     return values
 
 
+def _whole(value) -> int | None:
+    """``value`` as an int when an integer or an exactly integral float (``3.0``); ``None`` for 3.5, booleans, text."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        return None
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    return int(value) if float(value).is_integer() else None
+
+
 def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
-    """Return ``value`` as an int, or raise if it is not an integer >= ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    """Return ``value`` as an int, or raise if it is not an integer (``3.0`` is 3) >= ``minimum``."""
+    whole = _whole(value)
+    if whole is None or whole < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+    return whole
 
-
-# ---- One validator per kind of value: every layer checks its arguments through these. ----
 
 def _number(value, name: str, expected: str) -> float:
     """``value`` as a finite float; booleans and text are refused (True is not 1, "0.5" is not 0.5)."""
-    if isinstance(value, (bool, np.bool_, str, bytes)):
-        raise ValueError(f"{name} must be {expected}, got {value!r}")
     try:
-        number = float(value)
+        number = None if isinstance(value, (bool, np.bool_, str, bytes)) else float(value)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be {expected}, got {value!r}") from None
-    if not np.isfinite(number):
+        number = None
+    if number is None or not np.isfinite(number):
         raise ValueError(f"{name} must be {expected}, got {value!r}")
     return number
 
@@ -189,9 +187,7 @@ def check_fraction(value, name: str, *, include_zero: bool = True, include_one: 
     """A number in [0, 1]; ``include_zero`` / ``include_one`` close or open each end (``(0, 1]`` for a draw fraction)."""
     interval = f"{'[' if include_zero else '('}0, 1{']' if include_one else ')'}"
     number = _number(value, name, f"a number in {interval}")
-    low_ok = number >= 0.0 if include_zero else number > 0.0
-    high_ok = number <= 1.0 if include_one else number < 1.0
-    if not (low_ok and high_ok):
+    if not ((number >= 0.0 if include_zero else number > 0.0) and (number <= 1.0 if include_one else number < 1.0)):
         raise ValueError(f"{name} must be in {interval}, got {value!r}")
     return number
 
@@ -214,11 +210,9 @@ def check_lambda(lam, name: str = "lam") -> float:
 
 def check_lam(lam, name: str = "lam"):
     """The ``lam`` option: ``"auto"`` (data-driven) or a lambda in (0, 1)."""
-    if isinstance(lam, str):
-        if lam != "auto":
-            raise ValueError(f"{name} must be 'auto' or a number in (0, 1), got {lam!r}")
-        return lam
-    return check_lambda(lam, name)
+    if isinstance(lam, str) and lam != "auto":
+        raise ValueError(f"{name} must be 'auto' or a number in (0, 1), got {lam!r}")
+    return lam if isinstance(lam, str) else check_lambda(lam, name)
 
 
 def check_fixed_lam(lam, default: float, name: str = "lam") -> float:
@@ -228,17 +222,10 @@ def check_fixed_lam(lam, default: float, name: str = "lam") -> float:
 
 
 def check_score_matrix(values, name: str, *, keep_float32: bool = False) -> np.ndarray:
-    """Return ``values`` as a finite (rows, K) float array of scores; a 1-D input is one model.
-
-    float64, except that a float32 array stays float32 when ``keep_float32`` is set (for code whose
-    results depend only on comparisons between scores, which widening would not change).
-    """
+    """``values`` as a finite (rows, K) float64 array of scores (a 1-D input is one model); with ``keep_float32``
+    a float32 array stays float32 (for results that depend only on comparisons, which widening would not change)."""
     kept = keep_float32 and not hasattr(values, "dtypes") and getattr(values, "dtype", None) == np.float32
-    arr = real_array(values, name, np.float32 if kept else float)  # pandas' NA as NaN, refused below
-    if arr.ndim == 1:
-        arr = arr[:, None]
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 1-D or 2-D array, got shape {arr.shape}")
+    arr = _columns(real_array(values, name, np.float32 if kept else float), name)  # pandas' NA as NaN, refused below
     # A finite sum means finite cells, in one pass without a mask; an overflowing sum is checked cell by cell.
     with np.errstate(over="ignore", invalid="ignore"):
         total = arr.sum()
@@ -249,26 +236,42 @@ def check_score_matrix(values, name: str, *, keep_float32: bool = False) -> np.n
 
 
 def check_lambda_grid(grid, name: str = "lambda_grid") -> tuple[float, ...]:
-    """A non-empty sequence of lambdas in (0, 1)."""
-    if isinstance(grid, (str, bytes)) or not hasattr(grid, "__iter__"):
+    """A non-empty sequence of distinct lambdas in (0, 1); a set or a dict is refused (its order breaks ties)."""
+    if isinstance(grid, (str, bytes, Set, Mapping)) or not hasattr(grid, "__iter__"):
         raise ValueError(f"{name} must be a sequence of numbers in (0, 1), got {grid!r}")
     values = tuple(check_lambda(g, f"{name} value") for g in grid)
     if not values:
         raise ValueError(f"{name} must hold at least one value")
+    twice = next((v for i, v in enumerate(values) if v in values[:i]), None)
+    if twice is not None:  # a grid point given twice is a slip, not a weight
+        raise ValueError(f"{name}: {twice:g} given more than once; give each value once")
     return values
 
 
+def check_alphas(alphas, name: str = "alphas") -> tuple[float, ...]:
+    """A non-empty tuple of distinct levels, each in (0, 1); one number (a 0-d array too) is one level."""
+    try:  # text would be read one character at a time, a set or a dict in an order of its own
+        unordered = isinstance(alphas, (str, bytes, Set, Mapping))
+        values = None if unordered else (alphas,) if alphas is None or np.ndim(alphas) == 0 else tuple(alphas)
+    except (TypeError, ValueError):
+        values = None
+    if values is None:
+        raise ValueError(f"{name} must be a number or a sequence of numbers in (0, 1), got {alphas!r}")
+    if not values:
+        raise ValueError(f"{name} must hold at least one level in (0, 1)")
+    levels = tuple(check_alpha(a.item() if isinstance(a, np.ndarray) else a, name) for a in values)
+    twice = next((a for i, a in enumerate(levels) if a in levels[:i]), None)
+    if twice is not None:  # each level is one row of a summary: a repeat would print twice
+        raise ValueError(f"{name} must hold each level once, got {twice:g} more than once")
+    return levels
+
+
 def check_knn(knn, name: str = "knn") -> int | None:
-    """The kNN size: a positive integer, or ``None`` for the automatic ``ceil(sqrt(m_R))``."""
-    if knn is None:
-        return None
-    try:
-        whole = not isinstance(knn, (bool, str, bytes)) and float(knn).is_integer() and int(knn) >= 1
-    except (TypeError, ValueError, OverflowError):
-        whole = False
-    if not whole:
-        raise ValueError(f"{name} must be a positive integer or None (automatic), got {knn!r}")
-    return int(knn)
+    """The kNN size: a positive integer (``3.0`` is 3), or ``None`` / ``"auto"`` for ``ceil(sqrt(m_R))``."""
+    whole = _whole(knn)
+    if not (knn is None or (isinstance(knn, str) and knn == "auto") or (whole is not None and whole >= 1)):
+        raise ValueError(f"{name} must be a positive integer or 'auto' (automatic), got {knn!r}")
+    return whole
 
 
 def check_at_most_n(value: int, n: int, name: str, *, of: str | None = None) -> int:
@@ -280,11 +283,10 @@ def check_at_most_n(value: int, n: int, name: str, *, of: str | None = None) -> 
 
 def check_seed(seed, name: str = "seed") -> int | None:
     """The one seed convention: a non-negative integer, or ``None`` for fresh entropy."""
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+    whole = _whole(seed)
+    if seed is not None and (whole is None or whole < 0):
         raise ValueError(f"{name} must be a non-negative integer or None, got {seed!r}")
-    return int(seed)
+    return whole
 
 
 def check_rng(rng, name: str = "rng", *, allow_none: bool = True) -> np.random.Generator:
@@ -292,6 +294,6 @@ def check_rng(rng, name: str = "rng", *, allow_none: bool = True) -> np.random.G
     if rng is None and allow_none:
         return np.random.default_rng()
     if not isinstance(rng, np.random.Generator):
-        allowed = " or None" if allow_none else ""
-        raise ValueError(f"{name} must be a numpy.random.Generator{allowed}, got {type(rng).__name__}")
+        raise ValueError(f"{name} must be a numpy.random.Generator{' or None' if allow_none else ''}, "
+                         f"got {type(rng).__name__}")
     return rng

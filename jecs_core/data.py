@@ -1,14 +1,14 @@
 """Score tables: the validated :class:`ScoreTable` and the functions that load one.
 
-What a usable table is (wide and long layouts, covariates, reserved names, the minimum
-calibration size) is defined and checked in :mod:`jecs_core.contract`; files are read by
-:mod:`jecs_core.io`. Errors are :class:`ScoreTableError`: one line naming the file, column and
-rows; ``error.problems`` lists every problem found.
+What a usable table is (wide and long layouts, covariates, reserved names, the minimum calibration size) is
+defined and checked in :mod:`jecs_core.contract`; files are read by :mod:`jecs_core.io`. Errors are
+:class:`ScoreTableError`: one line naming the file, column and rows; ``error.problems`` lists every problem found.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -234,8 +234,8 @@ def load_scores(path: str | Path, *, layout: str = "auto", lower_is_member: bool
 
     Notes
     -----
-    A wide CSV of 16 MiB or more that passes the contract is read a block of rows at a time, at about
-    half the peak memory of the whole-file read, which takes any file with a problem (equal tables).
+    A wide CSV of 16 MiB or more that passes the contract is read a block of rows at a time, at about half
+    the peak memory of the whole-file read, which takes any file with a problem (equal tables).
 
     Examples
     --------
@@ -246,6 +246,8 @@ def load_scores(path: str | Path, *, layout: str = "auto", lower_is_member: bool
     >>> table.n, table.m, table.models
     (1, 2, ('a',))
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValueError(f"path must be a file path (str or pathlib.Path), got {type(path).__name__}")
     lower_is_member = check_bool(lower_is_member, "lower_is_member")
     # The file is hashed beside the parse (hashlib releases the GIL); only a regular file (a FIFO
     # would block the hash): read_table refuses anything else with its own message.

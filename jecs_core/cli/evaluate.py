@@ -14,19 +14,18 @@ from .._validation import (
     check_finite,
     check_fraction,
     check_lambda,
-    check_positive_int,
 )
 from ..evaluate.defaults import DEFAULT_SWEEP_KNNS, DEFAULT_SWEEP_LAMBDAS, DEFAULT_SWEEP_RHOS, methods_taking
 from ..rules import METHODS
 from .options import add_rule_options, add_table_options, check_outputs, rule_options
 from .progress import add_progress_option, progress_bar
 from .run_options import run_options
-from .values import counts, floats, integer, join, number
+from .values import count, counts, floats, join, number
 
 
 def _digits(args: argparse.Namespace) -> int:
-    digits = integer(args.digits, "--digits")
-    if not 0 <= digits <= 10:
+    digits = count(args.digits, "--digits", minimum=0)
+    if digits > 10:
         raise ValueError(f"--digits must be in 0..10, got {digits}")
     return digits
 
@@ -149,7 +148,7 @@ def _twin_tables(args: argparse.Namespace) -> int:
     for flag, given in (("--twin-tables", args.twin_tables), ("--twin-out", args.twin_out)):
         if given is not None and not args.twin:
             raise ValueError(f"{flag}: applies to the twin estimate, which runs only with --twin; add --twin")
-    tables = integer(args.twin_tables or "200", "--twin-tables")
+    tables = count(args.twin_tables or "200", "--twin-tables", minimum=0)
     if tables < 2:
         raise ValueError(f"--twin-tables: tables must be at least 2, got {tables}")
     return tables
@@ -195,8 +194,8 @@ def _rho_table_factory(args: argparse.Namespace):
     from jecs_core.simulate.split import block_sizes
 
     params = {
-        "pool_size": check_positive_int(integer(args.pool_size, "--pool-size"), "--pool-size", minimum=2),
-        "n_models": check_positive_int(integer(args.models, "--models"), "--models"),
+        "pool_size": count(args.pool_size, "--pool-size", minimum=2),
+        "n_models": count(args.models, "--models"),
         "mu": check_finite(number(args.mu, "--mu"), "--mu"),
         "correlation": check_fraction(number(args.correlation, "--correlation"), "--correlation"),
         "clean_fraction": check_fraction(number(args.clean_fraction, "--clean-fraction"), "--clean-fraction"),
@@ -207,7 +206,7 @@ def _rho_table_factory(args: argparse.Namespace):
     block_sizes(params["pool_size"], clean_fraction=params["clean_fraction"],
                 calibration_fraction=params["calibration_fraction"],
                 names={key: "--" + key.replace("_", "-") for key in ("pool_size", "clean_fraction", "calibration_fraction")})
-    pool_seed = check_positive_int(integer(args.pool_seed, "--pool-seed"), "--pool-seed", minimum=0)
+    pool_seed = count(args.pool_seed, "--pool-seed", minimum=0)
     return lambda rho: three_block(np.random.default_rng(pool_seed), rho=rho, **params)
 
 

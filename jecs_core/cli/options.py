@@ -12,7 +12,7 @@ from .._validation import (
     check_positive_int,
     check_positive_number,
 )
-from ..rules.options import LAM
+from ..rules.options import LAM, typed_value
 
 
 def _typed(text: str, convert, check, expected: str, *args, **kwargs):
@@ -48,7 +48,7 @@ def check_outputs(flags, *, inputs=()) -> None:
 
 def seed_arg(text: str) -> int:
     """A non-negative integer (the API's ``None``, fresh entropy, has no flag: a run is reproducible)."""
-    return _typed(text, int, check_positive_int, "an integer >= 0", "value", minimum=0)
+    return _typed(text, typed_value, check_positive_int, "an integer >= 0", "value", minimum=0)
 
 
 def interval_arg(*, include_zero: bool, include_one: bool):
@@ -71,13 +71,13 @@ def lam_arg(text: str):
 
 def positive_int(text: str) -> int:
     """An integer >= 1."""
-    return _typed(text, int, check_positive_int, "a positive integer", "value")
+    return _typed(text, typed_value, check_positive_int, "a positive integer", "value")
 
 
 def int_at_least(minimum: int):
     """An argparse type for an integer >= ``minimum`` (:func:`positive_int`: ``minimum = 1``)."""
     def parse(text: str) -> int:
-        return _typed(text, int, check_positive_int, f"an integer >= {minimum}", "value", minimum=minimum)
+        return _typed(text, typed_value, check_positive_int, f"an integer >= {minimum}", "value", minimum=minimum)
     return parse
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from .._validation import check_alpha, check_fraction, check_positive_int
+from .._validation import check_alpha, check_fraction
 from ..rules import METHODS
-from .values import floats, integer, number, once, parts, positive
+from .values import count, floats, number, once, parts
 
 
 def _methods(text: str) -> list[str]:
@@ -21,8 +21,7 @@ def _methods(text: str) -> list[str]:
 
 
 def _seed(text: str | None) -> int | None:
-    seed = integer(text, "--seed")
-    return None if seed is None else check_positive_int(seed, "--seed", minimum=0)
+    return count(text, "--seed", minimum=0)
 
 
 # Every repetition's outcome is kept (for the standard errors and --per-rep-out): 3.3 kB each for five rules at
@@ -31,7 +30,7 @@ MAX_REPS = 100_000
 
 
 def _reps(text: str) -> int:
-    reps = check_positive_int(integer(text, "--reps"), "--reps")
+    reps = count(text, "--reps")
     if reps > MAX_REPS:
         raise ValueError(f"--reps: at most {MAX_REPS:,} repetitions (each one's outcome is kept in memory, a few kB), "
                          f"got {reps:,}")
@@ -47,5 +46,5 @@ def run_options(args: argparse.Namespace) -> dict:
         "methods": _methods(args.methods),
         "draw_fraction": check_fraction(number(args.draw_fraction, "--draw-fraction"), "--draw-fraction",
                                         include_zero=False),
-        "workers": positive(args.workers, "--workers"),
+        "workers": count(args.workers, "--workers"),
     }

@@ -7,7 +7,8 @@ run twice (a repeat would be computed twice and written as duplicate rows).
 
 from __future__ import annotations
 
-from .._validation import check_positive_int
+from .._validation import check_knn, check_positive_int
+from ..rules.options import typed_value
 
 
 def join(values) -> str:
@@ -55,45 +56,13 @@ def number(text: str, option: str) -> float:
         raise ValueError(f"{option}: expected one number, got {text!r}") from None
 
 
-def integer(text: str | None, option: str) -> int | None:
-    """One integer, or ``None`` when the option was not given."""
-    if text is None:
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f"{option}: expected an integer, got {text!r}") from None
+def count(text: str | None, option: str, *, minimum: int = 1) -> int | None:
+    """One integer >= ``minimum`` (``2.0`` is 2, as in the API), or ``None`` when the option was not given."""
+    return None if text is None else check_positive_int(typed_value(text.strip()), option, minimum=minimum)
 
 
 def counts(text: str, option: str, *, auto: bool = False) -> list[int | None]:
-    """Comma-separated integers >= 1 (``2.0`` is 2), each given once; with ``auto``, ``auto`` (``None``) too."""
-    values = []
-    for part in parts(text, option):
-        if auto and part == "auto":
-            values.append(None)
-            continue
-        try:
-            value = float(part)
-        except ValueError:
-            value = None
-        if value is None or not value.is_integer() or value < 1:
-            either = " or 'auto'" if auto else ""
-            raise ValueError(f"{option}: expected integers >= 1{either}, got {part!r}")
-        values.append(int(value))
-    return once(values, text, option)
-
-
-def positive(text: str | None, option: str) -> int | None:
-    """One integer >= 1, or ``None`` when the option was not given."""
-    value = integer(text, option)
-    return None if value is None else check_positive_int(value, option)
-
-
-def lam_or_auto(text: str):
-    """``auto`` or a number (range-checked where the rules read it)."""
-    if text == "auto":
-        return "auto"
-    try:
-        return float(text)
-    except ValueError:
-        raise ValueError(f"--lam: expected 'auto' or a number in (0, 1), got {text!r}") from None
+    """Comma-separated integers >= 1 (``2.0`` is 2), each given once; with ``auto``, kNN sizes (``auto`` is ``None``),
+    read by the API's own check so that a bad value gets one message."""
+    check = check_knn if auto else check_positive_int
+    return once([check(typed_value(part), option) for part in parts(text, option)], text, option)

@@ -2,30 +2,24 @@
 
 from __future__ import annotations
 
-import numbers
 import os
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from .._validation import check_alpha, check_at_most_n, check_knn, check_lam, check_positive_int, check_seed  # noqa: F401  (re-exported for callers)
+from .._validation import (  # noqa: F401  (re-exported for callers)
+    check_alpha,
+    check_alphas,
+    check_at_most_n,
+    check_knn,
+    check_lam,
+    check_positive_int,
+    check_seed,
+)
 from ..data import ScoreTable, table_from_frame
 from ..rules import METHODS, REGISTRY, declared_options
-
-
-def check_alphas(alphas, name: str = "alphas") -> tuple[float, ...]:
-    """A non-empty tuple of distinct levels, each in the open interval (0, 1)."""
-    if isinstance(alphas, (str, bytes)):  # a string would be read one character at a time
-        raise ValueError(f"{name} must be a number or a sequence of numbers in (0, 1), got {alphas!r}")
-    values = (alphas,) if isinstance(alphas, numbers.Real) else tuple(alphas)
-    if not values:
-        raise ValueError(f"{name} must hold at least one level in (0, 1)")
-    levels = tuple(check_alpha(a, name) for a in values)
-    repeated = [a for i, a in enumerate(levels) if a in levels[:i]]
-    if repeated:  # each level is one block of the summary: a repeat would print twice
-        raise ValueError(f"{name} must hold each level once, got {repeated[0]:g} more than once")
-    return levels
 
 
 def check_reps(reps) -> int:
@@ -34,7 +28,10 @@ def check_reps(reps) -> int:
 
 def check_methods(methods) -> tuple[str, ...]:
     """Registered method names, de-duplicated, in registry order; ``None`` is every registered rule."""
-    chosen = METHODS if methods is None else (methods,) if isinstance(methods, str) else tuple(methods)
+    try:
+        chosen = METHODS if methods is None else (methods,) if isinstance(methods, str) else tuple(methods)
+    except TypeError:  # one number, not a sequence of names
+        raise ValueError(f"methods must be a name or a sequence of names in {list(METHODS)}, got {methods!r}") from None
     unknown = [m for m in chosen if m not in METHODS]
     if unknown or not chosen:
         raise ValueError(f"methods must be a non-empty subset of {list(METHODS)}, got {list(chosen)}")
@@ -119,3 +116,20 @@ def check_within_table(options: RuleOptions, n: int) -> RuleOptions:
         if declared[name][0].at_most_n and isinstance(value, int):
             check_at_most_n(value, n, name)
     return options
+
+
+def bounded_counts(options: RuleOptions) -> dict[str, int]:
+    """The options that count test items (``knn``), by name, where a count is given."""
+    declared = declared_options()
+    return {name: value for name, value in options.values if declared[name][0].at_most_n and isinstance(value, int)}
+
+
+def warn_above_drawn(counts, n_drawn: int, draw_fraction: float, name: str, *, stacklevel: int) -> None:
+    """One warning for the counts above the ``n_drawn`` test items of a repetition: each repetition cuts ``k_n`` to
+    its tail, itself within those items, so such a count gives the result of ``n_drawn`` (both paths cut it so)."""
+    above = [int(value) for value in counts if value > n_drawn]
+    if above:
+        warnings.warn(f"{name}: {', '.join(map(str, above))} above the {n_drawn:,} test items drawn per repetition "
+                      f"(draw_fraction {draw_fraction:g}): k_n is cut to the tail above lambda, at most that many, "
+                      "so these settings agree with one another and with that count",
+                      UserWarning, stacklevel=stacklevel + 1)

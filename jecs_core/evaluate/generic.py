@@ -19,7 +19,7 @@ from ..conformal import conformal_pvalues
 from ..data import ScoreTable
 from ..metrics import gcp, power
 from ..results import SelectionResult
-from ..rules import REGISTRY
+from ..rules import REGISTRY, declared_options
 from .draws import Draws
 from .outcome import Outcome, empty_arrays
 
@@ -48,6 +48,14 @@ class _Collector:
                        self.lam if self.reports_lambda else None, self.pi0 if self.reports_pi0 else None)
 
 
+def _within_drawn(options: Mapping, n_drawn: int) -> dict:
+    """``options`` with a count of test items (``knn``) cut to the ``n_drawn`` items of a repetition, as the
+    batched kernels cut it (the tail holds no more): both paths give one result, and the evaluator warns."""
+    declared = declared_options()
+    return {name: min(value, n_drawn) if declared[name][0].at_most_n and isinstance(value, int) else value
+            for name, value in options.items()}
+
+
 def generic_outcomes(table: ScoreTable, draws: Draws, alphas: Sequence[float],
                      jobs: Sequence[tuple[str, Mapping]]) -> list[Outcome]:
     """Run ``jobs`` (rule name, accepted options) on every repetition of ``draws``.
@@ -67,6 +75,7 @@ def generic_outcomes(table: ScoreTable, draws: Draws, alphas: Sequence[float],
     list of Outcome, one per job
     """
     collectors = [_Collector(len(alphas), draws.reps) for _ in jobs]
+    jobs = [(name, _within_drawn(options, draws.test.shape[1])) for name, options in jobs]
     contaminated = table.contaminated
     for r in range(draws.reps):
         test_rows = draws.test[r]

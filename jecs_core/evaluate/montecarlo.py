@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._validation import check_bool
 from ..envelope import DEFAULT_LAMBDA_GRID
 from . import _params
 from ._params import RuleOptions
@@ -188,7 +189,11 @@ def evaluate(
     workers = _params.check_workers(workers)
     progress = _params.check_progress(progress)
 
+    accelerate = check_bool(accelerate, "accelerate")
+
     plan = draw_plan(table.m, table.n, reps=reps, fraction=draw_fraction, seed=seed)
+    for name, value in _params.bounded_counts(options).items():
+        _params.warn_above_drawn([value], plan.n_drawn, draw_fraction, name, stacklevel=2)
     runs = run_protocol(table, plan, alphas=alphas, methods=methods, settings=(options,), workers=workers,
-                        accelerate=bool(accelerate), progress=progress)
+                        accelerate=accelerate, progress=progress)
     return evaluation_from_runs(runs, plan, table, options=options, draw_fraction=draw_fraction)

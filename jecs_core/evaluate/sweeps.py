@@ -18,7 +18,6 @@ NaN for a data-driven/default one) followed by the evaluator's summary columns
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -81,12 +80,8 @@ def _sweep_settings(table, parameter: str, entries: Sequence[tuple[str, float, R
         if not np.isnan(value):  # the automatic k_n is NaN here
             check_at_most_n(int(value), table.n, "knns")
     plan = draw_plan(table.m, table.n, reps=reps, fraction=draw_fraction, seed=seed)
-    above = [int(value) for _, value, _ in entries if parameter == "knn" and value > plan.n_drawn]
-    if above:  # each repetition clips k_n to its tail, itself within the items it drew: those rows repeat one setting
-        warnings.warn(f"knns: {', '.join(map(str, above))} above the {plan.n_drawn:,} test items drawn per repetition "
-                      f"(draw_fraction {draw_fraction:g}): k_n is cut to the tail above lambda, at most that many, "
-                      "so their rows agree",
-                      UserWarning, stacklevel=3)
+    if parameter == "knn":  # the automatic k_n is NaN here, above no count
+        _params.warn_above_drawn([v for _, v, _ in entries], plan.n_drawn, draw_fraction, "knns", stacklevel=3)
     settings = [s for _, _, s in entries]
     runs = run_protocol(table, plan, alphas=alphas, methods=methods, settings=settings, workers=workers, progress=progress)
     return summary_frame(_rows(runs, parameter, [(label, value) for label, value, _ in entries]), LEADING_COLUMNS)

@@ -121,28 +121,21 @@ class Option:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _from_text(text: str, option: Option):
-    if option.auto and text == "auto":
-        return "auto"
-    if option.widget == "int":
+def typed_value(text: str):
+    """The value ``text`` spells: an int (``3``), a float (``3.0``, ``0.5``) or the text itself (``auto``, ``0.6x``),
+    for the option's validator to accept or refuse, so the command line and the API give one message."""
+    for convert in (int, float):
         try:
-            return int(text)
+            return convert(text)
         except ValueError:
-            raise ValueError(f"{option.name} must be a positive integer, got {text!r}") from None
+            pass
+    return text
+
+
+def _from_text(text: str, option: Option):
     if option.widget == "grid":
-        values = tuple(_float(part.strip(), option.name) for part in text.split(","))
-        twice = next((v for i, v in enumerate(values) if v in values[:i]), None)
-        if twice is not None:  # a grid point typed twice is a slip, not a weight
-            raise ValueError(f"{option.name}: {twice:g} given more than once in {text!r}; give each value once")
-        return values
-    return _float(text, option.name)
-
-
-def _float(text: str, name: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise ValueError(f"{name} must be a number, got {text!r}") from None
+        return tuple(typed_value(part.strip()) for part in text.split(","))
+    return typed_value(text)
 
 
 LAM = Option(
@@ -153,7 +146,8 @@ LAM = Option(
 KNN = Option(
     name="knn", default=None, check=check_knn, widget="int", low=1, high=100_000, step=1, start=10, at_most_n=True,
     label="k_n", auto_label="kNN size k_n",
-    help="paper JECS only: kNN size k_n of the boundary density (default ceil(sqrt(m_R)); at most n)",
+    help="paper JECS only: kNN size k_n of the boundary density, a positive integer or 'auto' "
+    "(default: ceil(sqrt(m_R))); at most n",
 )
 # Not on the dashboard: the grid is an expert setting of the CLI and the API (the page's
 # lambda-grid figure shows the default grid's table).
@@ -169,4 +163,4 @@ STOREY_LAM = Option(
     "computed for that lambda, which must be chosen before looking at the data",
 )
 
-__all__ = ["KNN", "LAM", "LAMBDA_GRID", "STOREY_LAM", "Option"]
+__all__ = ["KNN", "LAM", "LAMBDA_GRID", "STOREY_LAM", "Option", "typed_value"]

@@ -39,3 +39,16 @@ def test_the_probe_sees_a_private_import(tmp_path):
 @pytest.mark.parametrize("name", validation.__all__)
 def test_the_public_checks_are_the_cores_own(name):
     assert getattr(validation, name) is getattr(private, name)
+
+
+def test_review_refusals_name_the_argument():
+    import numpy as np
+
+    import jecs_core as jc
+
+    p = np.ma.masked_array([0.01, 0.5, 0.02], mask=[False, True, False])
+    with pytest.raises(ValueError, match=r"^p_max has masked values; fill or drop the masked values first$|"
+                       r"^pvalues has masked values; fill or drop the masked values first$"):
+        jc.select(p, alpha=0.1)
+    with pytest.raises(ValueError, match=r"^path must be a file path \(str or pathlib.Path\), got int$"):
+        jc.load_scores(123)

@@ -44,9 +44,9 @@ def test_lam_knn_grid_seed_rng():
     assert check_lam("auto") == "auto" and check_lam(0.7) == 0.7
     with pytest.raises(ValueError, match=r"^lam must be 'auto' or a number in \(0, 1\), got 'high'$"):
         check_lam("high")
-    assert check_knn(None) is None and check_knn(4) == 4 and check_knn(4.0) == 4 and check_knn(np.int64(3)) == 3
+    assert check_knn(None) is None and check_knn("auto") is None and check_knn(4) == 4 and check_knn(4.0) == 4 and check_knn(np.int64(3)) == 3
     for bad in (0, -2, 2.5, True, "3", float("nan"), float("inf")):
-        with pytest.raises(ValueError, match=r"^knn must be a positive integer or None \(automatic\)"):
+        with pytest.raises(ValueError, match=r"^knn must be a positive integer or 'auto' \(automatic\)"):
             check_knn(bad)
     assert check_lambda_grid([0.2, 0.5]) == (0.2, 0.5)
     for bad in ([], "0.5", [0.5, 1.0], 0.5):

@@ -161,7 +161,7 @@ def test_cli_rho_sweep_matches_the_library(capsys):
         (["sweep", "rho", "--rhos", "0.1,1.5"], "--rhos must be in [0, 1], got 1.5"),
         (["sweep", "rho", "--rhos", "0.5", "--pool-size", "3"], "calibration"),
         (["sweep", "lambda", SAMPLE, "--lambdas", "0,0.5"], "--lambdas must be in the open interval (0, 1), got 0.0"),
-        (["sweep", "knn", SAMPLE, "--knns", "0"], "--knns: expected integers >= 1 or 'auto', got '0'"),
+        (["sweep", "knn", SAMPLE, "--knns", "0"], "--knns must be a positive integer or 'auto' (automatic), got 0"),
         # An empty entry is a typo to name, not a value to skip.
         (["evaluate", SAMPLE, "--alphas", "0.1,,0.2"], "--alphas: empty entry in '0.1,,0.2'"),
         (["evaluate", SAMPLE, "--alphas", "0.1,"], "--alphas: empty entry in '0.1,'"),

@@ -40,7 +40,7 @@ def test_reps_and_seed_are_checked(arguments, message):
             draw(10, 10, **arguments)
 
 
-@pytest.mark.parametrize(("sizes", "name"), [((0, 10), "n_calibration"), ((10, -1), "n_test"), ((10, 2.0), "n_test")])
+@pytest.mark.parametrize(("sizes", "name"), [((0, 10), "n_calibration"), ((10, -1), "n_test"), ((10, 2.5), "n_test")])
 def test_set_sizes_are_positive_integers(sizes, name):
     with pytest.raises(ValueError, match=rf"^{name} must be an integer >= 1"):
         draw_subsamples(*sizes, reps=1)
