@@ -7,7 +7,8 @@ tokenizer files, :mod:`scoring.fingerprint`) -- never its path, so a copy of
 the model on another disk or machine reads the same entries --, the
 :class:`~scoring.settings.ScoreSettings`, the scores computed and the score
 code's version (:data:`scoring.registry.SCORE_CODE_VERSION`), the reference
-model's fingerprint when there is one, the device type and the dtype. Each row
+model's fingerprint when there is one, the device type, the dtype and the
+versions of torch, transformers and tokenizers. Each row
 holds one text's scores keyed by the SHA-256 of the text, so a table that
 shares texts with an earlier one reuses their scores and an interrupted run
 resumes from the parts already written. The token budget is not in the key:
@@ -46,6 +47,20 @@ class CacheWarning(UserWarning):
     """A cache part was set aside and its rows will be scored again."""
 
 
+def library_versions() -> dict[str, str | None]:
+    """The installed versions of the libraries that turn a text into scores: an upgrade may change a
+    model's implementation or a tokenizer's output, so its scores are cached apart."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {}
+    for name in ("torch", "transformers", "tokenizers"):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = None
+    return found
+
+
 def text_digest(text: str) -> str:
     """The cache's row key for a text."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -76,6 +91,7 @@ def cache_key(
         "score_code": registry_versions(),
         "device_type": device_type,
         "dtype": dtype,
+        "libraries": library_versions(),
     }
     return hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()[:32], meta
 

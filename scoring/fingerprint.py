@@ -2,12 +2,15 @@
 
 A fingerprint is the SHA-256 over the names and SHA-256 digests of the files
 that define the model's scores: for a directory every regular file directly in
-it (config, weights, tokenizer files) except documentation and dot-files; for
-a GGUF checkpoint the GGUF file alone (it carries its tokenizer). Hashing
+it (config, weights, tokenizer files such as ``merges.txt`` and ``vocab.txt``)
+except documentation (``*.md``, README, LICENSE, NOTICE), lock files and dot-files;
+for a GGUF checkpoint the GGUF file alone (it carries its tokenizer). Hashing
 gigabytes costs seconds, so the result is memoised in the process and, when a
 ``store`` directory is given (the score cache), on disk keyed by the model's
-absolute path and each file's size and modification time: a model is hashed
-once per place and change, and a copy elsewhere hashes to the same value.
+absolute path and each file's size, modification and status-change times and
+inode: a model is hashed once per place and change (a file replaced by a copy
+that keeps its size and modification time, as ``rsync -a`` does, gets a new
+inode and status-change time), and a copy elsewhere hashes to the same value.
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ from jecs_core.io import file_sha256
 
 from .sources import ModelSource
 
-#: Files that do not change a score: documentation and hidden files.
-_IGNORED_SUFFIXES = (".md", ".txt", ".lock")
+#: Files that do not change a score: documentation, lock files and hidden files. A ``.txt`` file
+#: may be a tokenizer's (BPE ``merges.txt``, WordPiece ``vocab.txt``), so only documentation by name.
+_IGNORED_SUFFIXES = (".md", ".lock")
+_IGNORED_STEMS = ("readme", "license", "licence", "notice")
 
 _MEMO: dict[str, str] = {}
 
@@ -34,11 +39,12 @@ def model_files(source: ModelSource) -> list[Path]:
     return sorted(
         p for p in source.directory.iterdir()
         if p.is_file() and not p.name.startswith(".") and p.suffix.lower() not in _IGNORED_SUFFIXES
+        and p.stem.lower() not in _IGNORED_STEMS
     )
 
 
 def _signature(files: list[Path]) -> str:
-    stats = [[str(p), p.stat().st_size, p.stat().st_mtime_ns] for p in files]
+    stats = [[str(p), s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_ino] for p in files for s in [p.stat()]]
     return hashlib.sha256(json.dumps(stats).encode()).hexdigest()
 
 

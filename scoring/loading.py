@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -248,11 +249,23 @@ def load_tokenizer(source: ModelSource):
     try:
         tokenizer = AutoTokenizer.from_pretrained(source.directory, **kwargs)
     except Exception as exc:  # noqa: BLE001
+        if _asks_for_code(source.directory / "tokenizer_config.json"):
+            raise ModelLoadError(f"{source.display}: its tokenizer_config.json names custom tokenizer code (auto_map), "
+                                 "which jecs never runs (trust_remote_code=False); save a tokenizer transformers "
+                                 "ships (tokenizer.json) beside the weights") from None
         raise ModelLoadError(f"{source.display}: the tokenizer could not be loaded ({_one_line(exc)})") from None
     if not tokenizer("The quick brown fox.")["input_ids"]:  # a directory without tokenizer files loads an empty one
         raise ModelLoadError(f"{source.display}: the tokenizer turns text into no tokens; save the model's tokenizer "
                              "files (tokenizer.json or tokenizer_config.json and its vocabulary) in the directory")
     return tokenizer
+
+
+def _asks_for_code(config: Path) -> bool:
+    """Whether a tokenizer config names remote code (``auto_map``); an unreadable one does not."""
+    try:
+        return "auto_map" in json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        return False
 
 
 def free_memory() -> None:

@@ -241,14 +241,17 @@ def run_scoring(
 
 
 def _checked_before_work(sources: list[ModelSource], allow_pickle: bool) -> tuple[str, ...]:
-    """Every model's files and architecture, checked so a bad 16th model fails now, not after hours; the notes."""
+    """Every model's files, architecture and tokenizer, checked so a bad 16th model fails now, not after hours;
+    the notes. A GGUF file's tokenizer is read with its weights (parsing it here would read the file twice)."""
     from .architecture import check_architecture
-    from .loading import check_weights
+    from .loading import check_weights, load_tokenizer
 
     notes = []
     for source in sources:
         check_weights(source, allow_pickle=allow_pickle)
         notes.append(check_architecture(source))
+        if not source.gguf_file:
+            load_tokenizer(source)  # local files only, no weights: well under a second
     return tuple(note for note in notes if note)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from jecs_core.data import ScoreTableError
-from jecs_core.formats import TABLE_SUFFIXES
+from jecs_core.formats import TABLE_SUFFIXES, table_kind
 from jecs_core.io import read_as_written, read_table, read_table_bytes
 
 REQUIRED_COLUMNS = ("item_id", "split", "text")
@@ -17,9 +17,30 @@ def _read_file(p: Path) -> pd.DataFrame:
     # The core's one reader: exact headers (a duplicate is refused, never renamed), never unpickles;
     # ids, texts and carried columns are read as written (a text "NA" is a text, an empty cell the empty text).
     try:
-        return read_table(p, text_columns=read_as_written)
+        frame = read_table(p, text_columns=read_as_written)
     except ScoreTableError as exc:
         raise ValueError(f"texts file {str(p)!r}: {str(exc).removeprefix(str(p) + ': ')}") from None
+    _check_parquet_text_type(p.name, p, f"texts file {str(p)!r}")
+    return frame
+
+
+def _check_parquet_text_type(name: str, source, where: str) -> None:
+    """Refuse a Parquet ``text`` column of a type other than strings: the reader prints any cell as text, so
+    a list of token ids would be scored as ``"[1, 2]"``. ``source`` is the file's path or bytes."""
+    if table_kind(name) != "parquet":
+        return
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(source if isinstance(source, Path) else pa.BufferReader(source))
+    if "text" not in schema.names:
+        return  # the column check names what is missing
+    field = schema.field("text").type
+    if pa.types.is_dictionary(field):
+        field = field.value_type
+    textual = pa.types.is_string(field) or pa.types.is_large_string(field) or pa.types.is_null(field)
+    if not (textual or str(field) == "string_view"):
+        raise ValueError(f"{where}: column 'text' is of Parquet type {field}, not text; store the texts as strings")
 
 
 def read_texts(path: str | Path) -> pd.DataFrame:
@@ -59,7 +80,9 @@ def read_texts_bytes(data: bytes, name: str) -> pd.DataFrame:
 
     Cells are read as :func:`read_texts` reads them: a text "NA" is a text, a carried ``007`` stays ``007``.
     """
-    return validate_texts(read_table_bytes(data, name, text_columns=read_as_written), source=name)
+    frame = read_table_bytes(data, name, text_columns=read_as_written)
+    _check_parquet_text_type(name, data, name)
+    return validate_texts(frame, source=name)
 
 
 def validate_texts(frame: pd.DataFrame, *, source: str = "texts table") -> pd.DataFrame:
@@ -90,7 +113,7 @@ def validate_texts(frame: pd.DataFrame, *, source: str = "texts table") -> pd.Da
                          f"({int(blank.sum())} such row(s)); every text needs an id")
     dup = ids[ids.duplicated()]
     if not dup.empty:
-        raise ValueError(f"{source}: column 'item_id' must be unique; repeated: {list(dup.unique()[:5])}")
+        raise ValueError(f"{source}: column 'item_id' must be unique; repeated: {[str(v) for v in dup.unique()[:5]]}")
     # As in a score table: any letter case, spaces around the word ignored; a missing cell is no split.
     words = frame["split"].where(frame["split"].notna(), "").astype(str).str.strip().str.lower()
     bad = ~words.isin(SPLITS)
@@ -103,8 +126,26 @@ def validate_texts(frame: pd.DataFrame, *, source: str = "texts table") -> pd.Da
     _check_labels(frame, is_test=(words == "test").to_numpy(), source=source)
     out = frame.copy()
     text = out["text"]
-    out["text"] = text.where(text.notna(), "").astype(str)
+    out["text"] = text.where(text.notna(), "")
+    _check_text_cells(out["text"], ids, source)
+    out["text"] = out["text"].astype(str)
     return out
+
+
+def _check_text_cells(text: pd.Series, ids: pd.Series, source: str) -> None:
+    """Every cell a string a model can read: never a list, number or bytes turned into its printed form, and
+    no unpaired surrogate (not UTF-8, so it could be neither hashed nor tokenized)."""
+    for row, cell in enumerate(text.to_numpy()):
+        if not isinstance(cell, str):
+            raise ValueError(f"{source}: column 'text' must hold text; item {str(ids.iloc[row])!r} (row {row + 1}) "
+                             f"holds a {type(cell).__name__}; store the texts as strings")
+        if not cell.isascii():
+            try:
+                cell.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise ValueError(f"{source}: column 'text' of item {str(ids.iloc[row])!r} (row {row + 1}) holds an "
+                                 f"unpaired surrogate at character {exc.start + 1}, which is not valid Unicode text; "
+                                 "decode the source with errors='replace'") from None
 
 
 def _odd_splits(split: pd.Series, bad: pd.Series) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from scoring.texts import read_texts
@@ -71,3 +73,60 @@ def test_a_header_with_spaces_after_the_commas_is_named_with_the_fix(tmp_path):
     with pytest.raises(ValueError, match=r"' split' would be 'split' without its spaces or capitals; "
                                          r"' text' would be 'text' without"):
         read_texts(path)
+
+
+@pytest.mark.parametrize(("cells", "kind"), [
+    ([[1, 2], [3]], "list<element: int64>"),  # token ids: the reader would print them, and "[1, 2]" be scored
+    ([1, 2], "int64"),
+    ([b"x", b"y"], "binary"),  # refused by the reader itself
+])
+def test_a_parquet_text_column_that_is_not_text_is_refused(tmp_path, cells, kind):
+    import pandas as pd
+
+    path = tmp_path / "texts.parquet"
+    pd.DataFrame({"item_id": ["a", "b"], "split": ["test", "test"], "text": cells}).to_parquet(path)
+    with pytest.raises(ValueError, match=rf"column 'text' (is of Parquet type {re.escape(kind)}, not text|holds {kind})"):
+        read_texts(path)
+
+
+def test_a_text_cell_that_is_not_a_string_is_refused_naming_the_item():
+    import pandas as pd
+
+    from scoring.texts import validate_texts
+
+    frame = pd.DataFrame({"item_id": ["a", "b"], "split": ["test", "test"], "text": [[1, 2], "fine"]})
+    with pytest.raises(ValueError, match=r"column 'text' must hold text; item 'a' \(row 1\) holds a list"):
+        validate_texts(frame)
+
+
+def test_an_unpaired_surrogate_is_refused_naming_the_item():
+    import pandas as pd
+
+    from scoring.texts import validate_texts
+
+    frame = pd.DataFrame({"item_id": ["a", "b"], "split": ["test", "test"], "text": ["fine", "w1 \ud800"]}, dtype=object)
+    with pytest.raises(ValueError, match=r"item 'b' \(row 2\) holds an unpaired surrogate at character 4"):
+        validate_texts(frame)
+
+
+def test_repeated_ids_are_named_as_written():
+    import pandas as pd
+
+    from scoring.texts import validate_texts
+
+    frame = pd.DataFrame({"item_id": [1.0, 1.0], "split": ["test", "test"], "text": ["x", "y"]})
+    with pytest.raises(ValueError, match=r"repeated: \['1.0'\]$"):
+        validate_texts(frame)
+
+
+def test_an_uploaded_parquet_text_column_of_token_ids_is_refused():
+    import io
+
+    import pandas as pd
+
+    from scoring.texts import read_texts_bytes
+
+    buffer = io.BytesIO()
+    pd.DataFrame({"item_id": ["a"], "split": ["test"], "text": [[1, 2]]}).to_parquet(buffer)
+    with pytest.raises(ValueError, match=r"^t\.parquet: column 'text' is of Parquet type list<element: int64>, not"):
+        read_texts_bytes(buffer.getvalue(), "t.parquet")

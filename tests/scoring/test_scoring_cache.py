@@ -113,3 +113,53 @@ def test_the_reference_model_is_part_of_the_key(table, tmp_path):
     assert not np.allclose(one.wide["score_t"], two.wide["score_t"])
     with pytest.raises(ValueError, match="needs a reference model"):
         run_scoring(table, {"t": target}, "refratio", cache_dir=None)
+
+
+def test_tokenizer_text_files_are_part_of_the_fingerprint_and_documentation_is_not(tmp_path):
+    model = save_tiny_model(tmp_path / "m", "llama", seed=3)
+    base = content_fingerprint(model_source(model))
+    for doc in ("README", "LICENSE.txt", "notes.md"):  # documentation by name
+        (model / doc).write_text("words that change no score")
+    scoring.fingerprint._MEMO.clear()
+    assert content_fingerprint(model_source(model)) == base
+    (model / "merges.txt").write_text("#version: 0.2\na b\n")  # a BPE tokenizer's merges
+    scoring.fingerprint._MEMO.clear()
+    with_merges = content_fingerprint(model_source(model))
+    assert with_merges != base
+    (model / "merges.txt").write_text("#version: 0.2\nb c\n")
+    scoring.fingerprint._MEMO.clear()
+    assert content_fingerprint(model_source(model)) not in (base, with_merges)
+
+
+def test_a_file_replaced_with_its_size_and_mtime_kept_is_hashed_again(tmp_path):
+    import os
+
+    model = save_tiny_model(tmp_path / "m", "llama", seed=4)
+    extra = model / "special_tokens_map.json"
+    extra.write_text('{"a": 1}')
+    store = tmp_path / "store"
+    first = content_fingerprint(model_source(model), store=store)
+    scoring.fingerprint._MEMO.clear()
+    stat = extra.stat()
+    replacement = tmp_path / "new.json"
+    replacement.write_text('{"a": 2}')  # same size
+    os.utime(replacement, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # the times rsync -a keeps
+    os.replace(replacement, extra)
+    assert extra.stat().st_size == stat.st_size and extra.stat().st_mtime_ns == stat.st_mtime_ns
+    assert content_fingerprint(model_source(model), store=store) != first
+
+
+def test_library_versions_are_part_of_the_cache_key(tmp_path, monkeypatch):
+    import scoring.cache
+    from scoring.settings import ScoreSettings
+
+    source = model_source(save_tiny_model(tmp_path / "m", "llama", seed=5))
+    key = scoring.cache.cache_key
+
+    def digest():
+        return key(source, ScoreSettings(), names=("ppl",), device_type="cpu", dtype="float32")[0]
+
+    before = digest()
+    assert scoring.cache.library_versions()["transformers"] is not None
+    monkeypatch.setattr(scoring.cache, "library_versions", lambda: {"torch": "0", "transformers": "0", "tokenizers": "0"})
+    assert digest() != before

@@ -215,3 +215,41 @@ def test_shipped_tokenizer_code_alone_is_no_warning(tmp_path):
     assert check_architecture(model_source(directory)) is None
     _with_config(directory, auto_map={"AutoModelForCausalLM": "m.Model"})
     assert "loaded as transformers' own 'llama' architecture" in check_architecture(model_source(directory))
+
+
+@pytest.mark.parametrize("breakage", ["no_files", "corrupt_json"])
+def test_a_later_models_broken_tokenizer_is_refused_before_any_model_runs(tmp_path, capsys, monkeypatch, breakage):
+    import scoring.runner as runner
+
+    good = save_tiny_model(tmp_path / "good", "llama", seed=8)
+    broken = save_tiny_model(tmp_path / "broken", "llama", seed=8)
+    for path in broken.glob("tokenizer*"):
+        if breakage == "no_files":
+            path.unlink()
+        elif path.name == "tokenizer.json":
+            path.write_text("{ not json")
+    texts = tmp_path / "t.csv"
+    pd.DataFrame({"item_id": ["a"], "split": ["test"], "text": ["w1 w2"]}).to_csv(texts, index=False)
+    monkeypatch.setattr(runner, "score_model_local", lambda *a, **k: pytest.fail("a model ran before the check"))
+    argv = ["score", "--texts", str(texts), "--model", f"good={good}", "--model", f"broken={broken}",
+            "--out", str(tmp_path / "o.csv"), "--no-cache", "--no-progress"]
+    assert score_main(argv) == 2
+    err = capsys.readouterr().err
+    assert "broken" in err and "tokenizer" in err and err.count("\n") == 1
+
+
+def test_a_tokenizer_asking_for_its_own_code_gets_one_jecs_line(tmp_path):
+    import json
+
+    directory = save_tiny_model(tmp_path / "tokcode", "llama", seed=10)
+    for path in directory.glob("tokenizer*"):
+        path.unlink()
+    (directory / "tokenizer_config.json").write_text(json.dumps(
+        {"tokenizer_class": "OwnTokenizer", "auto_map": {"AutoTokenizer": ["tok.OwnTokenizer", None]}}))
+    (directory / "tok.py").write_text("raise SystemExit('never run')\n")
+    from scoring.loading import load_tokenizer
+
+    with pytest.raises(ModelLoadError) as exc:
+        load_tokenizer(model_source(directory))
+    message = _one_line(exc, "auto_map", "trust_remote_code=False")
+    assert "hf.co" not in message
