@@ -130,10 +130,22 @@ def _check_folder(flag: str, folder) -> None:
             raise ValueError(f"{flag}: {place} is a file, not a folder; name a folder")
 
 
+def _needs_scoring_extra() -> None:
+    """Raise the ``ModuleNotFoundError`` the command line turns into its install line, for a package the
+    fine-tune and scoring stages import."""
+    import importlib.util
+
+    for package in ("torch", "transformers", "peft"):
+        if importlib.util.find_spec(package) is None:
+            raise ModuleNotFoundError(f"No module named {package!r}", name=package)
+
+
 def run(args: argparse.Namespace) -> int:
     """The ``build-sample`` handler; returns the exit status."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     config = config_from_args(args)
+    if args.stop_after != "prepare":  # the stages after it train and score: fail now, not after the prepare stage
+        _needs_scoring_extra()
     from .pipeline import build
 
     result = build(config, out_dir=args.out_dir, cache_dir=args.cache_dir, stop_after=args.stop_after,

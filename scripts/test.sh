@@ -4,6 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+if ! command -v python >/dev/null 2>&1; then
+  echo "scripts/test.sh: no 'python' command; run it in a virtual environment (python3 -m venv .venv && . .venv/bin/activate)" >&2
+  exit 2
+fi
+
 # Debian's Chromium drives the real-browser tests (never a tool's own browser download).
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = "0" ]; then SUDO=""; else SUDO="sudo"; fi

@@ -137,6 +137,14 @@ def run(parser: argparse.ArgumentParser, argv=None) -> int:
         message = " ".join(str(exc).split())
         print(f"{parser.prog} {args.command}: error: {message}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as exc:  # a command whose optional extra is not installed: say which one
+        root = (exc.name or "").split(".")[0]
+        if root not in EXTRAS:
+            raise  # a typo or a broken module: fail visibly
+        print(f"{parser.prog} {args.command}: error: needs {root}, which this install lacks: "
+              f"python -m pip install 'jecs[{EXTRAS[root]}]' (from a checkout: python -m pip install -e "
+              f"'.[{EXTRAS[root]}]')", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"{parser.prog}: interrupted", file=sys.stderr)
         return 130

@@ -54,3 +54,41 @@ def test_warnings_are_shown_once_as_one_line(capsys):
     sub.add_parser("demo").set_defaults(handler=handler)
     assert run(parser, ["demo"]) == 0
     assert capsys.readouterr().err.splitlines() == ["jecs demo: warning: the table is small (30 rows)"]
+
+
+def _parser_with(handler) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="jecs")
+    subparsers = parser.add_subparsers(dest="command")
+    subparsers.add_parser("fake").set_defaults(handler=handler)
+    return parser
+
+
+def test_a_command_missing_an_extra_at_run_time_names_the_install_line(capsys):
+    def handler(args):
+        raise ModuleNotFoundError("No module named 'torch'", name="torch")
+
+    assert run(_parser_with(handler), ["fake"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "jecs fake: error: needs torch" in err and "pip install 'jecs[scoring]'" in err
+
+
+def test_a_command_with_a_broken_import_at_run_time_still_raises():
+    def handler(args):
+        import jecs_core.no_such_module  # noqa: F401
+
+    with pytest.raises(ModuleNotFoundError, match="no_such_module"):
+        run(_parser_with(handler), ["fake"])
+
+
+def test_jecs_score_without_torch_is_one_line(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("scoring")
+    from jecs_cli import main
+
+    texts = tmp_path / "t.csv"
+    texts.write_text("item_id,split,text\na,test,hello\n", encoding="utf-8")
+    for name in [m for m in sys.modules if m == "torch" or m.startswith(("torch.", "scoring.loading"))]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch -> ModuleNotFoundError, as on a machine without it
+    assert main(["score", "--texts", str(texts), "--model", f"m={tmp_path}", "--out", str(tmp_path / "o.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "needs torch" in err and "jecs[scoring]" in err
