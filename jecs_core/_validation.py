@@ -17,7 +17,8 @@ def check_alpha(alpha: float, name: str = "alpha") -> float:
         raise ValueError(f"{name} must be a number in (0, 1), got {alpha!r}")
     value = float(alpha)
     if not 0.0 < value < 1.0:
-        raise ValueError(f"{name} must be in the open interval (0, 1), got {alpha!r}")
+        percent = f" (a percentage: {value:g}% is {value / 100:g})" if 1.0 < value < 100.0 else ""
+        raise ValueError(f"{name} must be in the open interval (0, 1), got {alpha!r}{percent}")
     return value
 
 

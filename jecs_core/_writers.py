@@ -131,10 +131,11 @@ def check_output_path(path: str | Path, *, suffixes=WRITE_SUFFIXES, inputs=(), w
     path = Path(path)
     if path.name.lower() in suffixes:  # ".csv" alone: Path reads it as a hidden file with no extension
         raise ValueError(f"{what}: {path} has no file name before {path.name}; name the file, e.g. out{path.name}")
+    if path.is_dir():  # before the extension: "must end in .csv" would not say what is wrong with a folder
+        example = "" if path.suffix.lower() in suffixes else f" inside it, e.g. {path / ('out' + suffixes[0])}"
+        raise ValueError(f"{what}: {path} is a directory; name a file{example}")
     if path.suffix.lower() not in suffixes:
         raise ValueError(f"{what}: {path} must end in {' or '.join(suffixes)}")
-    if path.is_dir():
-        raise ValueError(f"{what}: {path} is a directory; name a file")
     if not path.parent.is_dir():
         above = next((p for p in path.parents if p.exists()), None)
         if above is not None and not above.is_dir():

@@ -30,7 +30,15 @@ from ._columns import SPLITS, Where, empty_split, empty_text, label_column, nume
 from ._long import detect_layout, long_hint, long_to_wide, other_repeats, results_hint
 from ._reach import calibration_reach as calibration_reach  # public here: what the contract warns about
 from ._reach import calibration_warnings as calibration_warnings
-from ._roles import COVARIATE_PREFIX, MEMBER_PREFIX, RESERVED_MODELS, SCORE_PREFIX, is_reserved_column, misspelled_scores
+from ._roles import (
+    COVARIATE_PREFIX,
+    MEMBER_PREFIX,
+    RESERVED_MODELS,
+    SCORE_PREFIX,
+    is_reserved_column,
+    misspelled_scores,
+    role_lookalike,
+)
 from .io import ScoreTableError, check_header, one_line
 
 # With one calibration item a per-model conformal p-value is 1/2 or 1: no table is usable.
@@ -108,8 +116,11 @@ def column_roles(frame: pd.DataFrame, where: Where) -> tuple[list[str], list[str
     extra = [c for c in names if c not in typed]
     problems = []
     if not scores:
+        near = [(c, found[1]) for c in extra if isinstance(c, str)
+                and (found := role_lookalike(c)) is not None and found[0] == SCORE_PREFIX]
+        hint = "".join(f"; column {c!r} looks like {fixed!r}: rename it so" for c, fixed in near[:3])
         problems.append(f"{where.source}: no score columns; expected one column 'score_<model>' per model "
-                        "(or a long table with columns item_id, split, model, score)")
+                        f"(or a long table with columns item_id, split, model, score){hint}")
     for column in scores + members + covariates:
         if column in (SCORE_PREFIX, MEMBER_PREFIX, COVARIATE_PREFIX):
             problems.append(where.problem(column, f"no name after '{column}'; name it '{column}<name>'"))
@@ -123,9 +134,12 @@ def column_roles(frame: pd.DataFrame, where: Where) -> tuple[list[str], list[str
                                                   "p_max, p_tilde, p_<model>); rename the column"))
     models = {c[len(SCORE_PREFIX):] for c in scores}
     labelled = {c[len(MEMBER_PREFIX):] for c in members} - {""}  # "member_" alone is named above
-    if labelled and labelled != models:
-        problems.append(f"{where.source}: member columns do not match score columns: score_ without member_: {sorted(models - labelled)}; "
-                        f"member_ without score_: {sorted(labelled - models)}" + misspelled_scores(labelled - models, extra, models))
+    if labelled and labelled != models:  # the rename that fixes it first, then only the non-empty sides
+        hint = misspelled_scores(labelled - models, extra, models).removeprefix("; ")
+        sides = [f"{label}: {sorted(side)}" for label, side in (("score_ without member_", models - labelled),
+                                                                ("member_ without score_", labelled - models)) if side]
+        problems.append(f"{where.source}: " + (f"{hint}; " if hint else "")
+                        + "member columns do not match score columns: " + "; ".join(sides))
     return scores, members, covariates, extra, problems
 
 

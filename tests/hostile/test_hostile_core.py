@@ -181,6 +181,13 @@ def test_out_that_is_a_directory_is_refused(tmp_path, capsys):
     assert code == 2 and err == f"jecs select: error: --out: {tmp_path / 'sel.csv'} is a directory; name a file\n"
 
 
+@pytest.mark.parametrize("command", [["select", SAMPLE], ["synth"]])
+def test_out_naming_a_plain_directory_says_so_not_the_extension(tmp_path, capsys, command):
+    code, _, err = _run(capsys, *command, "--out", tmp_path)
+    assert code == 2 and err.endswith(f"--out: {tmp_path} is a directory; name a file inside it, e.g. "
+                                      f"{tmp_path / 'out.csv'}\n")
+
+
 def test_failed_sidecar_write_leaves_neither_file(tmp_path, monkeypatch):
     table = load_scores(SAMPLE)
     comparison = jecs_core.compare_methods(table, alpha=0.1)

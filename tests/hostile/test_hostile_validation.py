@@ -52,8 +52,8 @@ def test_lam_knn_grid_seed_rng():
     for bad in ([], "0.5", [0.5, 1.0], 0.5):
         with pytest.raises(ValueError, match=r"^lambda_grid"):
             check_lambda_grid(bad)
-    assert check_seed(None) is None and check_seed(np.int64(7)) == 7
-    for bad in (-1, 1.0, True, "1"):
+    assert check_seed(None) is None and check_seed(np.int64(7)) == 7 and check_seed(1.0) == 1  # counts' one rule
+    for bad in (-1, 1.5, True, "1"):
         with pytest.raises(ValueError, match=r"^seed must be a non-negative integer or None"):
             check_seed(bad)
     assert isinstance(check_rng(None), np.random.Generator)
