@@ -13,7 +13,10 @@ Two details keep the calibration residuals comparable with the test residuals: t
 calibration residuals are leave-one-out (``e_i / (1 - h_ii)``), since a test item is not
 in the fit either, and both are studentised by the prediction variance of the fitted line
 (``sqrt(1 + h(x))`` for a test item, ``sqrt(1 / (1 - h_ii))`` for calibration item i), so
-that under a normal linear model both have exactly the law ``N(0, s^2)`` wherever x lies.
+that under a normal linear model with a constant scale (``scale=False``) both have exactly the
+law ``N(0, s^2)`` wherever x lies. The fitted log-scale is not studentised: its estimation
+error, extrapolated to test covariates far from the calibration ones, remains (measured in
+docs/CALIBRATION-SHIFT.md, "Guarantee").
 """
 
 from __future__ import annotations

@@ -131,10 +131,14 @@ def weighted_pvalues(test_scores, cal_scores, *, test_weights, cal_weights,
     cw = _weights(cal_weights, "cal_weights", cal.shape[0])
     if rng is not None and not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator or None, got {type(rng).__name__}")
-    # Rescale so that equal weights become exactly 1.0: the cumulative sums are then
-    # exact integers and the result equals the unweighted formula bit for bit.
-    top = max(tw.max(), cw.max())
-    tw, cw = tw / top, cw / top
+    # Rescale by the largest calibration weight, so that equal weights become exactly 1.0: the
+    # cumulative sums are then exact integers and the result equals the unweighted formula bit for
+    # bit. The total weight is then at least 1, so no p-value is 0/0 however far the weights spread;
+    # a test weight that overflows here is the limit of an ever larger one (p = 1, or U when randomised).
+    top = cw.max()
+    with np.errstate(over="ignore", under="ignore"):
+        tw, cw = tw / top, cw / top
+    huge = np.isinf(tw)
     uniforms = rng.random(test.shape) if rng is not None else None
     out = np.empty(test.shape)
     # Its own loop, not jecs_core.conformal_pvalues: each test score needs the calibration
@@ -146,11 +150,12 @@ def weighted_pvalues(test_scores, cal_scores, *, test_weights, cal_weights,
         cum = np.r_[0.0, np.cumsum(cw[order])]
         total = cum[-1] + tw
         at_most = cum[np.searchsorted(ref, test[:, k], side="right")]
-        if uniforms is None:
-            out[:, k] = (at_most + tw) / total
-        else:
-            below = cum[np.searchsorted(ref, test[:, k], side="left")]
-            out[:, k] = (below + uniforms[:, k] * (tw + (at_most - below))) / total
+        with np.errstate(invalid="ignore"):  # inf / inf where a weight overflowed: replaced by its limit
+            if uniforms is None:
+                out[:, k] = np.where(huge, 1.0, (at_most + tw) / total)
+            else:
+                below = cum[np.searchsorted(ref, test[:, k], side="left")]
+                out[:, k] = np.where(huge, uniforms[:, k], (below + uniforms[:, k] * (tw + (at_most - below))) / total)
     return out
 
 

@@ -57,6 +57,31 @@ def test_randomised_matches_brute_force(problem, seed):
     np.testing.assert_allclose(got, brute_force(test, cal, tw, cw, uniforms), rtol=1e-12, atol=1e-14)
 
 
+def exact(test, cal, tw, cw, uniforms=None):
+    """The definition in exact rational arithmetic, then rounded: no overflow or underflow at any spread."""
+    from fractions import Fraction
+
+    out = np.empty(test.shape)
+    for i, j in np.ndindex(test.shape):
+        below = sum((Fraction(w) for c, w in zip(cal[:, j], cw) if c < test[i, j]), Fraction(0))
+        tied = sum((Fraction(w) for c, w in zip(cal[:, j], cw) if c == test[i, j]), Fraction(0))
+        u = Fraction(1) if uniforms is None else Fraction(uniforms[i, j])
+        out[i, j] = float((below + u * (Fraction(tw[i]) + tied)) / (sum(map(Fraction, cw)) + Fraction(tw[i])))
+    return out
+
+
+@given(problems(), st.lists(st.sampled_from([1e-300, 1e-200, 1e-30, 1.0, 1e30, 1e200, 1e300]), min_size=20,
+                            max_size=20), st.integers(0, 2**32 - 1), st.booleans())
+def test_weights_spread_over_the_whole_float_range_give_the_exact_value(problem, spread, seed, randomised):
+    test, cal, tw, cw = problem
+    tw, cw = tw * np.array(spread[:len(tw)]), cw * np.array(spread[10:10 + len(cw)])
+    rng = np.random.default_rng(seed) if randomised else None
+    uniforms = np.random.default_rng(seed).random(test.shape) if randomised else None
+    got = weighted_pvalues(test, cal, test_weights=tw, cal_weights=cw, rng=rng)
+    assert np.isfinite(got).all() and (got >= 0).all() and (got <= 1).all()
+    np.testing.assert_allclose(got, exact(test, cal, tw, cw, uniforms), rtol=1e-9, atol=1e-12)
+
+
 @given(problems(), st.floats(1e-3, 1e3), st.integers(0, 2**32 - 1))
 def test_equal_weights_give_plain_pvalues_exactly(problem, weight, seed):
     test, cal, _, _ = problem
