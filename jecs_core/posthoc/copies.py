@@ -54,7 +54,8 @@ def post_hoc_calibration_size(table, *, duplicates=None, comparison=None) -> int
     Returns
     -------
     int or None
-        ``table.m``, or ``None`` (closed testing alone) when some test items are copies of each other.
+        ``table.m``, or ``None`` (closed testing alone) when some test items are copies of each other
+        or ``comparison``'s p-values are not plain conformal ones (covariate-aware p-values).
 
     Examples
     --------
@@ -71,4 +72,16 @@ def post_hoc_calibration_size(table, *, duplicates=None, comparison=None) -> int
     """
     copies = (comparison is not None and clustered(comparison)) or (
         exact_copies(table) if duplicates is None else duplicates.exact)
-    return None if copies or table.m == 0 else table.m
+    if copies or table.m == 0:
+        return None
+    if comparison is not None and not _on_grid(comparison.pvalues, table.m):
+        return None  # covariate-aware (weighted, residual) p-values: the urn's counting does not apply
+    return table.m
+
+
+def _on_grid(pvalues, m: int) -> bool:
+    """Whether every item's max-p is a plain conformal p-value of ``m`` calibration items, ``j / (m + 1)``."""
+    from .fit import max_p_vector
+    from .urn import grid_index
+
+    return grid_index(max_p_vector(pvalues), m) is not None

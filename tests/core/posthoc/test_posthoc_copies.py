@@ -124,3 +124,23 @@ def test_the_duplicate_warning_names_the_urn_whenever_the_bound_leaves_it_out():
     clustered = cluster_comparison(jc.table_pvalues(table), labels, alpha=0.1, models=table.models)
     assert post_hoc_calibration_size(table, duplicates=report) == table.m
     assert post_hoc_calibration_size(table, duplicates=report, comparison=clustered) is None
+
+
+def test_covariate_aware_p_values_leave_the_urn_out_and_warn_nowhere():
+    import warnings
+
+    from jecs_core.simulate.shift_scenarios import mixture_shift
+
+    table = jc.table_from_frame(mixture_shift(np.random.default_rng(1), pool_size=400))
+    plain = jc.compare_pvalues(jc.table_pvalues(table), alpha=0.2)
+    weighted = jc.compare_pvalues(jc.table_pvalues(table, covariates="all", shift_method="weighted"), alpha=0.2)
+    assert post_hoc_calibration_size(table, comparison=plain) == table.m
+    assert post_hoc_calibration_size(table, comparison=weighted) is None  # off the j / (m + 1) grid
+    from jecs_core.leaderboard import results_from_frame
+    from jecs_core.leaderboard.board import leaderboard
+
+    results = results_from_frame(pd.DataFrame({"item_id": np.repeat(table.test_ids, table.K),
+                                               "model": np.tile(table.models, table.n), "correct": 1}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "calibration_size: unused" would fail here
+        leaderboard(table, results, alpha=0.2, covariates="all", shift_method="weighted")
