@@ -1,11 +1,10 @@
 """The selection export of the data contract: a CSV of every test item plus a sidecar JSON.
 
-CSV columns: ``item_id``, ``selected`` (0/1, the chosen rule), ``selected_<method>`` per rule
-run (with ``method="all"``), ``p_max``, the chosen rule's own per-item values when it has them
-(``p_tilde`` for the paper's JECS), ``p_<model>`` per model, ``member_<model>`` labels, then the
-table's carried columns (``text``, ``x_<name>``, ...). Text cells are spreadsheet-safe by default
-(:func:`jecs_core.io.spreadsheet_safe`). The sidecar records the rule, its guarantee kind, alpha, the options,
-the warnings, the input's hash and the version. Both files or neither are written; no input is overwritten.
+CSV columns: ``item_id``, ``selected`` (0/1, the chosen rule), ``selected_<method>`` per rule run (with ``method="all"``),
+``p_max``, the chosen rule's own per-item values when it has them (``p_tilde`` for the paper's JECS), ``p_<model>`` per model,
+``member_<model>`` labels, then the table's carried columns (``text``, ``x_<name>``, ...). Text cells are spreadsheet-safe by
+default (:func:`jecs_core.io.spreadsheet_safe`). The sidecar records the rule, its guarantee kind, alpha, the options, the
+warnings, the input's hash and the version. Both files or neither are written; no input is overwritten.
 """
 
 from __future__ import annotations
@@ -72,6 +71,13 @@ def selection_frame(table: ScoreTable, comparison: Comparison, method: str | Non
     -------
     pandas.DataFrame
         One row per test item, in the columns the module docstring lists.
+
+    Examples
+    --------
+    >>> import jecs_core as jc
+    >>> table = jc.load_scores_bytes(b"item_id,split,score_a\\nc1,calibration,2\\nc2,calibration,3\\nt1,test,4\\n", "s.csv")
+    >>> list(selection_frame(table, jc.compare_methods(table, alpha=0.5)).columns)
+    ['item_id', 'selected', 'p_max', 'p_a']
     """
     return pd.DataFrame(selection_columns(table, comparison, method))
 
@@ -133,15 +139,12 @@ def rule_warnings(table: ScoreTable, comparison: Comparison) -> list[str]:
 
     Parameters
     ----------
-    table : ScoreTable
-        The table the comparison was run on.
-    comparison : Comparison
-        What :func:`jecs_core.compare_methods` returned (any subset of the rules).
+    table, comparison : ScoreTable, Comparison
+        The table and what :func:`jecs_core.compare_methods` returned for it (any subset of the rules).
 
     Returns
     -------
     list of str
-        One line per warning.
     """
     check_pair(table, comparison)
     found = []
@@ -178,8 +181,7 @@ def selection_metadata(table: ScoreTable, comparison: Comparison, method: str | 
     table, comparison : ScoreTable, Comparison
         The table and what :func:`jecs_core.compare_methods` returned for it.
     method : str, optional
-        The rule in ``selected``: default :data:`jecs_core.DEFAULT_METHOD` (the comparison's first rule
-        when it did not run it); ``"all"`` keeps that one and adds every rule's column.
+        As in :func:`selection_frame`.
     options, warnings, spreadsheet_safe_cells, diagnostics, post_hoc_delta, post_hoc
         As described above.
 
@@ -249,8 +251,7 @@ def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison,
     table, comparison : ScoreTable, Comparison
         The table and what :func:`jecs_core.compare_methods` returned for it.
     method : str, optional
-        The rule in ``selected``: default :data:`jecs_core.DEFAULT_METHOD` (the comparison's first rule
-        when it did not run it); ``"all"`` keeps that one and adds every rule's column.
+        As in :func:`selection_frame`.
     spreadsheet_safe_cells, options, warnings, diagnostics, post_hoc_delta
         As in :func:`selection_metadata`.
 
@@ -261,8 +262,7 @@ def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison,
 
     Examples
     --------
-    >>> import pathlib, tempfile
-    >>> import pandas as pd, jecs_core as jc
+    >>> import pathlib, tempfile, pandas as pd, jecs_core as jc
     >>> table = jc.table_from_frame(pd.DataFrame({
     ...     "item_id": ["c1", "c2", "c3", "c4", "t1", "t2", "t3"], "split": ["calibration"] * 4 + ["test"] * 3,
     ...     "score_a": [2.0, 3.0, 4.0, 5.0, 0.5, 3.5, 0.2], "score_b": [1.0, 2.5, 3.0, 4.0, 0.1, 2.8, 0.3]}))
@@ -282,10 +282,10 @@ def write_selection(path: str | Path, table: ScoreTable, comparison: Comparison,
 def write_selection_files(path: str | Path, table: ScoreTable, comparison: Comparison, method: str | None, *,
                           spreadsheet_safe_cells: bool, record: Callable[[], dict],
                           workers: int | None = None) -> tuple[Path, Path]:
-    """:func:`write_selection` with the sidecar's record, ``record()``, built once the CSV is written (in
-    ``workers`` threads): a caller whose record waits on work in another thread (``jecs select``'s table
-    checks) formats the CSV meanwhile. If ``record()`` raises, neither file is written. The conformal
-    p-values are k / (m + 1): their texts are formatted once for every p-value column."""
+    """:func:`write_selection` with the sidecar's record, ``record()``, built once the CSV is written (in ``workers``
+    threads): a caller whose record waits on work in another thread (``jecs select``'s table checks) formats the CSV
+    meanwhile. If ``record()`` raises, neither file is written. The conformal p-values are k / (m + 1): their texts are
+    formatted once for every p-value column."""
     check_pair(table, comparison)
     path, side = check_selection_paths(path, inputs=[table.source])
     columns = selection_columns(table, comparison, method)

@@ -144,6 +144,17 @@ def storey_bh(pvalues, *, alpha: float, pi0: float = 1.0, sorted_values: np.ndar
     Returns
     -------
     StepUpResult
+        ``selected``, ``r_star``, ``threshold``.
+
+    Examples
+    --------
+    A null proportion below 1 loosens the cut-off: plain BH selects two of these, Storey-BH three.
+
+    >>> storey_bh([0.001, 0.02, 0.09, 0.5], alpha=0.1).selected.tolist()
+    [True, True, False, False]
+    >>> result = storey_bh([0.001, 0.02, 0.09, 0.5], alpha=0.1, pi0=0.5)
+    >>> result.selected.tolist(), result.r_star, round(result.threshold, 3)
+    ([True, True, True, False], 3, 0.15)
     """
     values = check_probability_vector(pvalues, "pvalues")
     alpha = check_alpha(alpha)

@@ -177,6 +177,18 @@ def evaluate(
     ValueError
         Naming the argument, for an alpha outside (0, 1), ``reps < 1``, an
         unknown method, a table without labels, and so on.
+
+    Examples
+    --------
+    >>> import jecs_core as jc
+    >>> from jecs_core.evaluate import evaluate
+    >>> from sample_data import SAMPLE_DIR
+    >>> table = jc.load_scores(SAMPLE_DIR / "synthetic_k4.csv")
+    >>> ev = evaluate(table, alphas=[0.1], reps=5, methods=["jmcs", "jecs"], seed=0)
+    >>> ev.gcp.shape, ev.summary["method"].tolist()
+    ((2, 1, 5), ['jecs', 'jmcs'])
+    >>> ev.summary["gcp"].round(3).tolist(), ev.summary["power"].round(3).tolist()
+    ([0.05, 0.04], [0.949, 0.886])
     """
     table = _params.labelled_table(table)
     alphas = _params.check_alphas(alphas)

@@ -127,6 +127,19 @@ def format_sweep(frame: pd.DataFrame, *, digits: int = 3) -> str:
     -------
     str
         The tables, lines joined by newlines (what ``jecs sweep`` prints).
+
+    Examples
+    --------
+    >>> import jecs_core as jc
+    >>> from sample_data import SAMPLE_DIR
+    >>> table = jc.load_scores(SAMPLE_DIR / "synthetic_k4.csv")
+    >>> print(format_sweep(jc.sweep_knn(table, knns=[5, None], reps=5, methods=["jecs"], seed=0)))
+    knn sweep, alpha = 0.1  († = mean GCP above alpha)
+    setting  method                    GCP           power
+    5        JECS (paper)    0.064 ± 0.010   0.968 ± 0.008
+    auto     JECS (paper)    0.050 ± 0.004   0.949 ± 0.005
+    <BLANKLINE>
+    reps = 5 per setting; SE = std / sqrt(reps) (ddof=1).
     """
     _check_sweep(frame)
     parameter = frame["parameter"].iloc[0]

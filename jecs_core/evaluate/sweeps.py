@@ -119,6 +119,15 @@ def sweep_lambda(table, *, lambdas: Sequence[float] = DEFAULT_SWEEP_LAMBDAS, inc
     -------
     pandas.DataFrame
         One row per setting x method x alpha: ``parameter, setting, value``, then ``gcp, power, ...``.
+
+    Examples
+    --------
+    >>> import jecs_core as jc
+    >>> from sample_data import SAMPLE_DIR
+    >>> table = jc.load_scores(SAMPLE_DIR / "synthetic_k4.csv")
+    >>> frame = jc.sweep_lambda(table, lambdas=[0.3, 0.7], reps=5, methods=["jecs"], seed=0)
+    >>> frame["setting"].tolist(), frame["gcp"].round(3).tolist()
+    (['0.3', '0.7', 'auto'], [0.054, 0.039, 0.05])
     """
     fixed = _fixed_options("lam", "lambdas", options, knn=knn)
     lambdas = tuple(_params.check_lam(float(v), "lambdas") for v in lambdas)
@@ -160,6 +169,15 @@ def sweep_knn(table, *, knns: Sequence[int | None] = DEFAULT_SWEEP_KNNS, lam="au
     -------
     pandas.DataFrame
         One row per setting x method x alpha: ``parameter, setting, value``, then ``gcp, power, ...``.
+
+    Examples
+    --------
+    >>> import jecs_core as jc
+    >>> from sample_data import SAMPLE_DIR
+    >>> table = jc.load_scores(SAMPLE_DIR / "synthetic_k4.csv")
+    >>> frame = jc.sweep_knn(table, knns=[5, None], reps=5, methods=["jecs"], seed=0)
+    >>> frame["setting"].tolist(), frame["value"].tolist(), frame["power"].round(3).tolist()
+    (['5', 'auto'], [5.0, nan], [0.968, 0.949])
     """
     fixed = _fixed_options("knn", "knns", options, lam=lam, lambda_grid=lambda_grid)
     methods = methods_taking("knn") if methods is None else methods

@@ -84,7 +84,26 @@ class PostHocFit:
         return int(self.p_max.shape[0])
 
     def bound(self, selected) -> int:
-        """Upper bound on the number of contaminated items in ``selected`` (boolean mask, length n)."""
+        """Upper bound on the number of contaminated items in ``selected`` (boolean mask, length n).
+
+        Parameters
+        ----------
+        selected : array_like of bool, shape (n,)
+            Any set of this fit's items, chosen before or after looking at the p-values.
+
+        Returns
+        -------
+        int
+            At most this many items of ``selected`` are contaminated, for every set at once with probability
+            at least ``1 - delta``; 0 for an empty set.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> fit = fit_post_hoc(np.array([0.001, 0.003, 0.6, 0.2, 0.002]), delta=0.1)
+        >>> fit.bound([True, True, False, False, True]), fit.bound([True, True, True, True, True])
+        (0, 2)
+        """
         mask = check_mask(selected, self.n)
         size = int(np.count_nonzero(mask))
         if size == 0:

@@ -94,14 +94,65 @@ class Rule:
         return {key: value for key, value in options.items() if key in self.option_names and value is not None}
 
     def prepare(self, pvalues, **options):
-        """An alpha-free object with ``select(alpha)`` (the rule's own fit, or a re-run wrapper)."""
+        """An alpha-free object with ``select(alpha)`` (the rule's own fit, or a re-run wrapper).
+
+        Parameters
+        ----------
+        pvalues : array_like, shape (n, K)
+            Per-model conformal p-values (:func:`jecs_core.conformal_pvalues`).
+        **options
+            Options this rule declares (:attr:`option_names`), checked by :meth:`check_options`.
+
+        Returns
+        -------
+        object
+            Its ``select(alpha)`` gives the rule's result at ``alpha``; one fit serves every alpha.
+
+        Raises
+        ------
+        ValueError
+            For an option the rule does not declare, or a value its validator refuses.
+
+        Examples
+        --------
+        >>> import jecs_core as jc
+        >>> fit = jc.get_rule("jecs").prepare([[0.01, 0.02], [0.6, 0.9], [0.03, 0.01], [0.7, 0.8]], lam=0.5)
+        >>> fit.select(0.2).selected.tolist(), fit.select(0.05).selected.tolist()
+        ([True, False, True, False], [False, False, False, False])
+        """
         options = self.check_options(options)
         if self.fit is not None:
             return self.fit(pvalues, **options)
         return _Rerun(self, pvalues, options)
 
     def check_options(self, options: Mapping) -> dict:
-        """``options`` validated by each declared option's validator; an undeclared name is an error."""
+        """``options`` validated by each declared option's validator; an undeclared name is an error.
+
+        Parameters
+        ----------
+        options : mapping of str to object
+            Option name to value.
+
+        Returns
+        -------
+        dict
+            The same names, each value as its validator returns it (``None`` becomes the option's default).
+
+        Raises
+        ------
+        ValueError
+            Naming the options the rule does not take (and the ones it does), or the value a validator refuses.
+
+        Examples
+        --------
+        >>> import jecs_core as jc
+        >>> jc.get_rule("jecs").check_options({"lam": 0.5, "knn": None})
+        {'lam': 0.5, 'knn': None}
+        >>> jc.get_rule("jecs").check_options({"storey_lam": 0.5})
+        Traceback (most recent call last):
+        ...
+        ValueError: method 'jecs' does not take option(s) ['storey_lam']; it takes lam, knn, lambda_grid
+        """
         unknown = sorted(set(options) - set(self.option_names))
         if unknown:
             takes = ", ".join(self.option_names) or "no options"
