@@ -84,21 +84,10 @@ class ScoreTable:
     def __post_init__(self):
         settle_blocks(self)  # a hand-built table: blocks that disagree are refused here, naming the field
 
-    @property
-    def n(self) -> int:
-        return int(self.test.shape[0])
-
-    @property
-    def m(self) -> int:
-        return int(self.calibration.shape[0])
-
-    @property
-    def K(self) -> int:
-        return len(self.models)
-
-    @property
-    def has_labels(self) -> bool:
-        return self.test_members is not None
+    n = property(lambda self: int(self.test.shape[0]), doc="The number of test items.")
+    m = property(lambda self: int(self.calibration.shape[0]), doc="The number of calibration items.")
+    K = property(lambda self: len(self.models), doc="The number of models.")
+    has_labels = property(lambda self: self.test_members is not None, doc="Whether the test items carry member labels.")
 
     @property
     def contaminated(self) -> np.ndarray | None:
@@ -110,26 +99,32 @@ class ScoreTable:
         return calibration_warnings(self.m, self.n, alpha)
 
     def subset_models(self, models) -> ScoreTable:
-        """The same table restricted to ``models`` (distinct names, in the given order; a list, not one string)."""
+        """The same table restricted to some of its models.
+
+        Parameters
+        ----------
+        models : sequence of str
+            Distinct model names of this table, in the order wanted (a list, not one string).
+
+        Returns
+        -------
+        ScoreTable
+            Those models' scores and labels; ids, splits, covariates and carried columns unchanged.
+        """
         models, idx = model_indices(tuple(self.models), models)
         return replace(self, models=models, calibration=self.calibration[:, idx], test=self.test[:, idx],
                        test_members=None if self.test_members is None else self.test_members[:, idx])
 
     def to_frame(self) -> pd.DataFrame:
         """The table back in the wide layout (calibration rows first), carried columns included."""
-        parts = []
+        frames = []
         for split, ids, scores, extra in (("calibration", self.calibration_ids, self.calibration, self.calibration_extra),
                                           ("test", self.test_ids, self.test, self.test_extra)):
             part = pd.DataFrame({"item_id": ids, "split": split})
             for k, name in enumerate(self.models):
                 part[SCORE_PREFIX + name] = scores[:, k]
-            parts.append((part, extra))
-        if self.test_members is not None:
-            for k, name in enumerate(self.models):
-                parts[0][0][MEMBER_PREFIX + name] = 1
-                parts[1][0][MEMBER_PREFIX + name] = self.test_members[:, k]
-        frames = []
-        for part, extra in parts:
+            for k, name in enumerate(self.models if self.test_members is not None else ()):  # calibration: members
+                part[MEMBER_PREFIX + name] = 1 if split == "calibration" else self.test_members[:, k]
             for col in extra.columns:
                 part[col] = extra[col].to_numpy()
             frames.append(part)
