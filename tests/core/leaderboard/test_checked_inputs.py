@@ -35,7 +35,7 @@ RNG = np.random.default_rng  # a fresh generator per call
     (lambda: wilson_interval(12, 10), r"^successes and n must be counts with 0 <= successes <= n, got successes=12.0, n=10.0$"),
     (lambda: wilson_interval([1, 5], [3, 4]), r"got successes=5.0, n=4.0$"),
     (lambda: wilson_interval(1, np.nan), r"got successes=1.0, n=nan$"),
-    (lambda: wilson_interval(8, 10, confidence=1.5), r"^confidence must be in the open interval \(0, 1\), got 1.5$"),
+    (lambda: wilson_interval(8, 10, confidence=1.5), r"^confidence must be in the open interval \(0, 1\), got 1.5 \(a percentage: 1.5% is 0.015\)$"),
     (lambda: mean_interval([1, 2, 3], rng=None), r"^rng must be a numpy.random.Generator, got NoneType$"),
     (lambda: mean_interval(3.0, rng=RNG(0)), r"^values must be one-dimensional \(one value per item\), got shape \(\)$"),
     (lambda: mean_interval([1, 2, 3], draws=0, rng=RNG(0)), r"^draws must be an integer >= 1, got 0$"),
