@@ -3,12 +3,23 @@ expected."""
 
 from __future__ import annotations
 
+import decimal
 import numbers
-from collections.abc import Mapping, Set
+from collections.abc import Iterator, Mapping, Set, ValuesView
 
 import numpy as np
 
-from ._few_values import equals_any
+# The array checks, re-exported: every caller imports its checks from this one module.
+from ._array_checks import (  # noqa: F401
+    check_mask,
+    check_probability_vector,
+    check_pvalue_matrix,
+    check_score_matrix,
+    frozen,
+    only_0_1,
+    real_array,
+    refuse_masked,
+)
 
 
 def check_alpha(alpha: float, name: str = "alpha") -> float:
@@ -20,113 +31,6 @@ def check_alpha(alpha: float, name: str = "alpha") -> float:
         percent = f" (a percentage: {value:g}% is {value / 100:g})" if 1.0 < value < 100.0 else ""
         raise ValueError(f"{name} must be in the open interval (0, 1), got {alpha!r}{percent}")
     return value
-
-
-_REFUSED_KINDS = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "text", "M": "dates", "m": "time spans",
-                  "V": "raw bytes"}
-
-
-def _refused_element(values: np.ndarray) -> str | None:
-    """What an object array holds that is no number (text, booleans), or ``None``."""
-    for value in values.ravel():
-        for kinds, what in (((str, bytes), "text"), ((bool, np.bool_), "booleans"), (complex, "complex numbers")):
-            if isinstance(value, kinds):
-                return f"{what} ({value!r})"
-    return None
-
-
-def real_array(values, name: str, dtype=float, *, booleans: bool = False) -> np.ndarray:
-    """``values`` as an array of ``dtype``: numbers only; booleans, complex numbers, text and dates are refused
-    (``True`` is no p-value, ``"0.5"`` no score), and pandas' missing values become NaN for the caller to refuse.
-    With ``booleans``, a boolean array reads as 1/0 (a 0/1 result such as ``correct``)."""
-    if booleans and getattr(getattr(values, "dtype", None), "kind", "") == "b":
-        return np.asarray(values, dtype=dtype)
-    if np.ma.isMaskedArray(values) and np.ma.getmaskarray(values).any():  # asarray would keep the hidden values
-        raise ValueError(f"{name} has masked values; fill or drop the masked values first")
-    if isinstance(values, (str, bytes, dict, set)):
-        raise ValueError(f"{name} must be an array of numbers, got {type(values).__name__}")
-    if hasattr(values, "to_numpy") and hasattr(values, "dtypes"):  # a DataFrame or Series
-        kinds = [getattr(d, "kind", "O") for d in (values.dtypes if getattr(values, "ndim", 1) == 2 else [values.dtype])]
-        refused = next((_REFUSED_KINDS[k] for k in kinds if k in _REFUSED_KINDS), None)
-        refused = refused or (_refused_element(values.to_numpy(dtype=object)) if "O" in kinds else None)
-        if refused:
-            raise ValueError(f"{name} must hold numbers only, got {refused}")
-        try:
-            return values.to_numpy(dtype=dtype, na_value=np.nan)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{name} must hold numbers only ({' '.join(str(exc).split())})") from None
-    try:
-        raw = np.asarray(values)
-    except (TypeError, ValueError):  # rows of different lengths
-        raise ValueError(f"{name} must be a rectangular array of numbers (rows of one length)") from None
-    refused = _REFUSED_KINDS.get(raw.dtype.kind) or (_refused_element(raw) if raw.dtype.kind == "O" else None)
-    if refused:
-        raise ValueError(f"{name} must hold numbers only, got {refused}")
-    try:
-        return raw.astype(dtype, copy=False)
-    except (TypeError, ValueError) as exc:  # None, pd.NA or another object in an object array
-        raise ValueError(f"{name} must hold numbers only ({' '.join(str(exc).split())})") from None
-
-
-def check_probability_vector(values, name: str) -> np.ndarray:
-    """Return ``values`` as a 1-D float array of numbers in [0, 1]."""
-    arr = real_array(values, name)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    return _in_unit(arr, name)
-
-
-def _in_unit(arr: np.ndarray, name: str) -> np.ndarray:
-    # min and max alone catch NaN (it propagates and fails both comparisons) and infinities.
-    if arr.size and not (arr.min() >= 0.0 and arr.max() <= 1.0):
-        raise ValueError(f"{name} must hold finite values in [0, 1]")
-    return arr
-
-
-def only_0_1(arr: np.ndarray) -> bool:
-    """Whether every value of a bool or numeric array is 0 or 1 (booleans always are)."""
-    if arr.dtype == bool or not arr.size:
-        return True
-    if arr.dtype.kind in "iu" and arr.dtype.itemsize == 1:
-        return bool(arr.view(np.uint8).max() <= 1)  # one byte scan; -1 reads as 255
-    return arr.dtype.kind in "iuf" and bool(equals_any(arr, (0, 1)).all())
-
-
-def check_mask(values, n: int | None, name: str = "selected") -> np.ndarray:
-    """``values`` as a 1-D boolean array (of length ``n`` when given): booleans, or numbers that are all
-    exactly 0 or 1 (a selection column read back from a file); any other value is refused, not rounded."""
-    arr = np.asarray(values)
-    expected = f"{name} must be a boolean mask (True/False or 0/1){'' if n is None else f' of length {n}'}"
-    if arr.ndim != 1 or (n is not None and arr.shape[0] != n):
-        raise ValueError(f"{expected}, got shape {arr.shape}")
-    if arr.dtype.kind not in "iufb":
-        raise ValueError(f"{expected}, got dtype {arr.dtype}")
-    if not only_0_1(arr):
-        raise ValueError(f"{expected}, got dtype {arr.dtype} with values other than 0 and 1")
-    return arr if arr.dtype == bool else arr.astype(bool)
-
-
-def frozen(arr: np.ndarray) -> np.ndarray:
-    """``arr`` if read-only, else a read-only copy: a fitted object never changes when its caller writes into its input."""
-    if not arr.flags.writeable:
-        return arr
-    out = arr.copy()
-    out.setflags(write=False)
-    return out
-
-
-def check_pvalue_matrix(values, name: str = "pvalues") -> np.ndarray:
-    """Return an (n, K) float array of p-values; a 1-D input is one model (K = 1)."""
-    arr = _columns(real_array(values, name), name)
-    if arr.shape[1] == 0:
-        raise ValueError(f"{name} must have at least one column (model)")
-    return _in_unit(arr, name)
-
-
-def _columns(arr: np.ndarray, name: str) -> np.ndarray:
-    if arr.ndim != 1 and arr.ndim != 2:
-        raise ValueError(f"{name} must be a 1-D or 2-D array, got shape {arr.shape}")
-    return arr[:, None] if arr.ndim == 1 else arr
 
 
 def check_bool(value, name: str) -> bool:
@@ -152,7 +56,12 @@ def check_names(names, name: str) -> tuple:
 
 
 def _whole(value) -> int | None:
-    """``value`` as an int when an integer or an exactly integral float (``3.0``); ``None`` for 3.5, booleans, text."""
+    """``value`` as an int when an integer or an exactly integral float (``3.0``, a 0-d array, a ``Decimal``);
+    ``None`` for 3.5, booleans, text."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, decimal.Decimal) and value.is_finite():
+        return int(value) if value == value.to_integral_value() else None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         return None
     if isinstance(value, numbers.Integral):
@@ -222,20 +131,6 @@ def check_fixed_lam(lam, default: float, name: str = "lam") -> float:
     return float(default) if chosen == "auto" else chosen
 
 
-def check_score_matrix(values, name: str, *, keep_float32: bool = False) -> np.ndarray:
-    """``values`` as a finite (rows, K) float64 array of scores (a 1-D input is one model); with ``keep_float32``
-    a float32 array stays float32 (for results that depend only on comparisons, which widening would not change)."""
-    kept = keep_float32 and not hasattr(values, "dtypes") and getattr(values, "dtype", None) == np.float32
-    arr = _columns(real_array(values, name, np.float32 if kept else float), name)  # pandas' NA as NaN, refused below
-    # A finite sum means finite cells, in one pass without a mask; an overflowing sum is checked cell by cell.
-    with np.errstate(over="ignore", invalid="ignore"):
-        total = arr.sum()
-    if not np.isfinite(total) and not np.all(np.isfinite(arr)):
-        row, col = np.argwhere(~np.isfinite(arr))[0]
-        raise ValueError(f"{name} must be finite; found {float(arr[row, col])!r} at row {row}, column {col}")
-    return arr
-
-
 def check_lambda_grid(grid, name: str = "lambda_grid") -> tuple[float, ...]:
     """A non-empty sequence of distinct lambdas in (0, 1); a set or a dict is refused (its order breaks ties)."""
     if isinstance(grid, (str, bytes, Set, Mapping)) or not hasattr(grid, "__iter__"):
@@ -251,11 +146,15 @@ def check_lambda_grid(grid, name: str = "lambda_grid") -> tuple[float, ...]:
 
 def check_alphas(alphas, name: str = "alphas") -> tuple[float, ...]:
     """A non-empty tuple of distinct levels, each in (0, 1); one number (a 0-d array too) is one level."""
+    if isinstance(alphas, (Iterator, ValuesView)):  # a generator or a dict's values(): read once, in its order
+        alphas = tuple(alphas)
     try:  # text would be read one character at a time, a set or a dict in an order of its own
         unordered = isinstance(alphas, (str, bytes, Set, Mapping))
         values = None if unordered else (alphas,) if alphas is None or np.ndim(alphas) == 0 else tuple(alphas)
     except (TypeError, ValueError):
         values = None
+    if values is not None and np.ndim(alphas) > 1:
+        raise ValueError(f"{name} must be a 1-D sequence of numbers in (0, 1), got shape {np.shape(alphas)}")
     if values is None:
         raise ValueError(f"{name} must be a number or a sequence of numbers in (0, 1), got {alphas!r}")
     if not values:

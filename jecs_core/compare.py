@@ -59,7 +59,11 @@ def _fit_method(fit) -> str | None:
 
 
 def _check_fits(fits) -> dict:
-    """``fits`` as a dict of registered rule name -> that rule's alpha-free fit (``Rule.prepare``)."""
+    """``fits`` as a dict of registered rule name -> that rule's alpha-free fit (``Rule.prepare``).
+
+    A fit that names its rule (a ``method`` or ``rule`` attribute, as the built-in fits do) must
+    name this one; a rule's own fit class need not name it (``select(alpha)`` is all a fit owes).
+    """
     if fits is None:
         return {}
     if not isinstance(fits, Mapping):
@@ -68,7 +72,7 @@ def _check_fits(fits) -> dict:
         if name not in REGISTRY:
             raise ValueError(f"fits: {name!r} is no registered method; methods: {list(METHODS)}")
         made_by = _fit_method(fit)
-        if made_by != name or not callable(getattr(fit, "select", None)):
+        if made_by not in (name, None) or not callable(getattr(fit, "select", None)):
             found = type(fit).__name__ + ("" if made_by is None else f" of {made_by!r}")
             raise ValueError(f"fits[{name!r}] must be get_rule({name!r}).prepare(p), got {found}")
     return dict(fits)

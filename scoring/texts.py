@@ -125,7 +125,7 @@ def validate_texts(frame: pd.DataFrame, *, source: str = "texts table") -> pd.Da
                          "writes; rename them (a texts table holds item_id, split, text and columns to carry)")
     _check_labels(frame, is_test=(words == "test").to_numpy(), source=source)
     out = frame.copy()
-    text = out["text"]
+    text = out["text"].astype(object)  # a categorical column takes no new "" category; plain objects do
     out["text"] = text.where(text.notna(), "")
     _check_text_cells(out["text"], ids, source)
     out["text"] = out["text"].astype(str)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_alpha, check_pvalue_matrix
+from .._validation import check_alpha, check_knn, check_lam, check_lambda_grid, check_pvalue_matrix
 from ..checks import DirectionCheck, score_direction
 from ..conformal import table_pvalues
 from ..envelope import DEFAULT_LAMBDA_GRID
@@ -175,6 +175,7 @@ def audit_diagnostics(table, *, alpha: float = 0.1, lam="auto", knn: int | None 
     alpha = check_alpha(alpha)
     twin_tables = check_count(twin_tables, "twin_tables", 2)
     bootstrap = check_count(bootstrap, "bootstrap", 2)  # named here: pi0_bootstrap calls it reps
+    lam, knn, lambda_grid = check_lam(lam), check_knn(knn), check_lambda_grid(lambda_grid)
     if pvalues is not None:
         pvalues = check_pvalue_matrix(pvalues)
         if pvalues.shape != (table.n, table.K):

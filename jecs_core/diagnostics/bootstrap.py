@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import check_knn, check_lam, check_lambda_grid
 from ..envelope import DEFAULT_LAMBDA_GRID
 from ..evaluate.kernels import fit_jecs_batch
 from ..selection import fit_jecs
@@ -94,6 +95,7 @@ def pi0_bootstrap(p_max, *, lam="auto", knn: int | None = None, lambda_grid=DEFA
     if values.ndim != 1 or values.size == 0:
         raise ValueError(f"p_max must be a non-empty 1-D array, got shape {values.shape}")
     reps, level = check_count(reps, "reps", 2), check_level(level)
+    lam, knn, lambda_grid = check_lam(lam), check_knn(knn), check_lambda_grid(lambda_grid)  # "auto" knn -> None
     seed = int(np.random.SeedSequence(check_seed(seed)).entropy)
     estimate = fit_jecs(values, lam=lam, knn=knn, lambda_grid=lambda_grid, warn=False).pi0_hat
     n = values.size

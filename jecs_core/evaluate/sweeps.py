@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .._validation import check_at_most_n
+from .._validation import check_at_most_n, check_lambda
 from ..envelope import DEFAULT_LAMBDA_GRID
 from . import _params
 from ._params import RuleOptions, rule_options
@@ -67,6 +67,12 @@ def _common(table, alphas, reps, seed, methods, draw_fraction, workers, progress
     )
 
 
+def _warn_fixed_above_drawn(options: RuleOptions, plan, draw_fraction: float, *, stacklevel: int) -> None:
+    """As :func:`jecs_core.evaluate.evaluate` warns: a fixed count (``knn``) above the items a repetition draws."""
+    for name, value in _params.bounded_counts(options).items():
+        _params.warn_above_drawn([value], plan.n_drawn, draw_fraction, name, stacklevel=stacklevel)
+
+
 def _sweep_settings(table, parameter: str, entries: Sequence[tuple[str, float, RuleOptions]], *, alphas, reps, seed,
                     methods, draw_fraction, workers, progress) -> pd.DataFrame:
     """One protocol run with several option settings; rows for every setting."""
@@ -79,10 +85,12 @@ def _sweep_settings(table, parameter: str, entries: Sequence[tuple[str, float, R
     for _, value, _ in (entries if parameter == "knn" else ()):
         if not np.isnan(value):  # the automatic k_n is NaN here
             check_at_most_n(int(value), table.n, "knns")
+    settings = [_params.check_within_table(s, table.n) for _, _, s in entries]  # a fixed knn, as evaluate
     plan = draw_plan(table.m, table.n, reps=reps, fraction=draw_fraction, seed=seed)
     if parameter == "knn":  # the automatic k_n is NaN here, above no count
         _params.warn_above_drawn([v for _, v, _ in entries], plan.n_drawn, draw_fraction, "knns", stacklevel=3)
-    settings = [s for _, _, s in entries]
+    else:
+        _warn_fixed_above_drawn(settings[0], plan, draw_fraction, stacklevel=4)
     runs = run_protocol(table, plan, alphas=alphas, methods=methods, settings=settings, workers=workers, progress=progress)
     return summary_frame(_rows(runs, parameter, [(label, value) for label, value, _ in entries]), LEADING_COLUMNS)
 
@@ -130,7 +138,7 @@ def sweep_lambda(table, *, lambdas: Sequence[float] = DEFAULT_SWEEP_LAMBDAS, inc
     (['0.3', '0.7', 'auto'], [0.054, 0.039, 0.05])
     """
     fixed = _fixed_options("lam", "lambdas", options, knn=knn)
-    lambdas = tuple(_params.check_lam(float(v), "lambdas") for v in lambdas)
+    lambdas = tuple(check_lambda(v, "lambdas") for v in lambdas)
     entries = [(setting_label(lam), lam, rule_options(lam=lam, **fixed)) for lam in lambdas]
     if include_auto:
         entries.append(("auto", np.nan, rule_options(lam="auto", lambda_grid=lambda_grid, **fixed)))
@@ -223,7 +231,9 @@ def sweep_tables(
         seed = int(np.random.SeedSequence().entropy)
     rows = []
     for t, (label, value, table) in enumerate(checked):
+        _params.check_within_table(options, table.n)
         plan = draw_plan(table.m, table.n, reps=reps, fraction=draw_fraction, seed=seed)
+        _warn_fixed_above_drawn(options, plan, draw_fraction, stacklevel=3)
         runs = run_protocol(table, plan, alphas=alphas, methods=methods, settings=(options,), workers=workers,
                             progress=progress, progress_offset=t * reps, progress_total=len(checked) * reps)
         rows += _rows(runs, parameter, [(label, value)])

@@ -74,14 +74,14 @@ def post_hoc_calibration_size(table, *, duplicates=None, comparison=None) -> int
         exact_copies(table) if duplicates is None else duplicates.exact)
     if copies or table.m == 0:
         return None
-    if comparison is not None and not _on_grid(comparison.pvalues, table.m):
+    if comparison is not None and not _on_grid(comparison.p_max, table.m):
         return None  # covariate-aware (weighted, residual) p-values: the urn's counting does not apply
     return table.m
 
 
-def _on_grid(pvalues, m: int) -> bool:
-    """Whether every item's max-p is a plain conformal p-value of ``m`` calibration items, ``j / (m + 1)``."""
-    from .fit import max_p_vector
+def _on_grid(p_max: np.ndarray, m: int) -> bool:
+    """Whether every item's max-p (the comparison's, checked when it was made) is a plain conformal p-value
+    of ``m`` calibration items, ``j / (m + 1)``."""
     from .urn import grid_index
 
-    return grid_index(max_p_vector(pvalues), m) is not None
+    return grid_index(p_max, m) is not None

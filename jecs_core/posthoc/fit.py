@@ -185,6 +185,9 @@ def _prepared(pvalues, delta, calibration_size) -> _Prepared:
     p_max, sorted_p = sorted_max_p(pvalues)
     m = None if calibration_size is None else check_positive_int(calibration_size, "calibration_size")
     grid = None if m is None else grid_index(p_max, m)
+    if m is not None and grid is None:  # said on every public path: fit_post_hoc, post_hoc_bound, post_hoc_path
+        warnings.warn(f"calibration_size: unused, as the p-values are not on the j / (m + 1) grid of m = {m} "
+                      "(weighted p-values?); the bound is closed testing alone", UserWarning, stacklevel=4)
     if grid is not None and (grid.size == 0 or grid.min() < 1 or not urn_resolves(delta / 2)):
         # A p-value of 0 is not a conformal p-value; an empty table needs no urn; a delta the urn's
         # draws cannot certify leaves closed testing alone, at the whole delta.
@@ -235,9 +238,4 @@ def post_hoc_bound(pvalues, selected, *, delta: float = 0.1, calibration_size: i
     >>> post_hoc_bound(p, p < 0.01, delta=0.1)
     0
     """
-    bound, method, _ = one_set_bound(pvalues, selected, delta=delta, calibration_size=calibration_size)
-    m = calibration_size
-    if m is not None and method == METHOD and grid_index(max_p_vector(pvalues), int(m)) is None:
-        warnings.warn(f"calibration_size: unused, as the p-values are not on the j / (m + 1) grid of m = {m} "
-                      "(weighted p-values?); the bound is closed testing alone", UserWarning, stacklevel=2)
-    return bound
+    return one_set_bound(pvalues, selected, delta=delta, calibration_size=calibration_size)[0]

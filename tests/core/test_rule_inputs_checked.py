@@ -159,3 +159,16 @@ def test_leaderboard_checks_every_option_given(options, message):
     table, results = _labelled()
     with pytest.raises(ValueError, match=message):
         leaderboard(table, results, alpha=0.2, **options)
+
+
+def test_a_fit_that_does_not_name_its_rule_is_taken_as_that_rules():
+    """A new rule's fit owes only select(alpha) (ARCHITECTURE): untagged, it is filed where it is given."""
+    p = _p()
+    inner = jc.get_rule("jmcs").prepare(p)
+
+    class UntaggedFit:  # what a newly registered rule's prepare() may return
+        def select(self, alpha):
+            return inner.select(alpha)
+
+    reused = jc.compare_pvalues(p, alpha=0.1, methods=["jmcs"], fits={"jmcs": UntaggedFit()})
+    np.testing.assert_array_equal(reused.selected("jmcs"), jc.compare_pvalues(p, alpha=0.1).selected("jmcs"))

@@ -130,3 +130,12 @@ def test_an_uploaded_parquet_text_column_of_token_ids_is_refused():
     pd.DataFrame({"item_id": ["a"], "split": ["test"], "text": [[1, 2]]}).to_parquet(buffer)
     with pytest.raises(ValueError, match=r"^t\.parquet: column 'text' is of Parquet type list<element: int64>, not"):
         read_texts_bytes(buffer.getvalue(), "t.parquet")
+
+
+def test_a_categorical_text_column_with_a_missing_cell_reads_as_the_empty_text(tmp_path):
+    import pandas as pd
+
+    path = tmp_path / "texts.parquet"
+    frame = pd.DataFrame({"item_id": ["a", "b", "c"], "split": ["test"] * 3, "text": ["x", None, "x"]})
+    frame.astype({"text": "category"}).to_parquet(path)
+    assert read_texts(path)["text"].tolist() == ["x", "", "x"]

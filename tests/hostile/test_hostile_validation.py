@@ -97,3 +97,33 @@ def test_pvalue_matrix_accepts_exactly_finite_values_in_the_unit_interval(rows):
         assert "must hold finite values in [0, 1]" in str(exc)
         accepted = False
     assert accepted == usable
+
+
+def test_counts_take_every_spelling_of_a_whole_number_and_nothing_else():
+    import decimal
+
+    for whole in (5, np.int64(5), 5.0, np.float32(5.0), np.array(5), decimal.Decimal(5)):
+        assert check_knn(whole) == 5 and check_positive_int(whole, "reps") == 5
+    for bad in (decimal.Decimal("5.5"), decimal.Decimal("NaN"), np.array([5]), np.array(5.5), np.bool_(True)):
+        with pytest.raises(ValueError, match=r"^knn must be a positive integer"):
+            check_knn(bad)
+
+
+def test_alphas_come_in_any_ordered_form_and_a_table_of_them_is_named():
+    from jecs_core._validation import check_alphas
+
+    for spelt in ((0.1, 0.2), [0.1, 0.2], np.array([0.1, 0.2]), (a for a in (0.1, 0.2)), {1: 0.1, 2: 0.2}.values()):
+        assert check_alphas(spelt) == (0.1, 0.2)
+    for bad in (np.array([[0.1, 0.2]]), np.array([[0.1], [0.2]])):
+        with pytest.raises(ValueError, match=r"^alphas must be a 1-D sequence of numbers in \(0, 1\), got shape"):
+            check_alphas(bad)
+
+
+@pytest.mark.parametrize("check", [
+    lambda m: __import__("jecs_core._validation", fromlist=["x"]).real_array(m, "correct", booleans=True),
+    lambda m: __import__("jecs_core._validation", fromlist=["x"]).check_mask(m, 3, "correct"),
+])
+def test_a_masked_boolean_column_is_refused_on_every_path(check):
+    masked = np.ma.masked_array([True, False, True], mask=[0, 1, 0])
+    with pytest.raises(ValueError, match=r"^correct has masked values; fill or drop the masked values first$"):
+        check(masked)

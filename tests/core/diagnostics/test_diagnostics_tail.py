@@ -108,3 +108,11 @@ def test_bootstrap_on_tied_values_equals_the_loop(seed, grid, n):
     band = pi0_bootstrap(p_max, reps=6, seed=seed)
     loop = [fit_jecs(p_max[r], warn=False).pi0_hat for r in resample_rows(n, 6, band.seed)]
     np.testing.assert_allclose(band.replicates, loop, rtol=1e-13)
+
+
+def test_the_automatic_knn_is_spelt_none_or_auto_alike():
+    values = _p_max(5, pool_size=400)
+    assert np.array_equal(pi0_bootstrap(values, knn="auto", reps=20, seed=1).replicates,
+                          pi0_bootstrap(values, knn=None, reps=20, seed=1).replicates)
+    with pytest.raises(ValueError, match=r"^knn must be a positive integer or 'auto'"):
+        pi0_bootstrap(values, knn="3", reps=20)

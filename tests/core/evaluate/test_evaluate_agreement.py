@@ -90,3 +90,21 @@ def test_the_command_line_gives_the_api_message(argv, message, capsys):
 def test_the_command_line_takes_an_integral_float_for_a_count(capsys):
     assert main(["evaluate", SAMPLE, "--reps", "2.0", "--methods", "jecs", "--knn", "3.0"]) == 0
     assert main(["sweep", "knn", SAMPLE, "--knns", "3.0,auto", "--reps", "2", "--methods", "jecs"]) == 0
+
+
+@pytest.mark.parametrize("sweep", [
+    lambda t, **kw: __import__("jecs_core").sweep_lambda(t, lambdas=[0.5], include_auto=False, **kw),
+    lambda t, **kw: __import__("jecs_core").sweep_k(t, ks=[2, 4], **kw),
+])
+def test_every_sweep_holds_a_fixed_knn_to_the_table_as_evaluate_does(table, sweep):
+    with pytest.raises(ValueError, match=rf"^knn: {table.n + 5} is more than the n = {table.n} test items$"):
+        sweep(table, knn=table.n + 5, reps=2, methods=["jecs"])
+    with pytest.warns(UserWarning, match=r"^knn: 700 above the 672 test items drawn per repetition"):
+        sweep(table, knn=700, reps=2, methods=["jecs"])
+
+
+def test_sweep_lambda_refuses_text_for_a_lambda(table):
+    from jecs_core import sweep_lambda
+
+    with pytest.raises(ValueError, match=r"^lambdas must be a number in the open interval \(0, 1\), got '0.5'$"):
+        sweep_lambda(table, lambdas=["0.5"], reps=2, methods=["jecs"])

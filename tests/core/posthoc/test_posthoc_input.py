@@ -58,7 +58,7 @@ def test_pvalues_not_finite_in_the_unit_interval(bad):
 def test_path_refuses_bad_alphas_and_unknown_methods():
     with pytest.raises(ValueError, match=r"^alphas must be in the open interval"):
         post_hoc_path(P, [0.1, 1.2])
-    with pytest.raises(ValueError, match=r"^alphas must be a number in \(0, 1\), got \[0.1, 0.2\]$"):
+    with pytest.raises(ValueError, match=r"^alphas must be a 1-D sequence of numbers in \(0, 1\), got shape \(1, 2\)$"):
         post_hoc_path(P, [[0.1, 0.2]])
     # One validator for alphas, as evaluate's: no empty list, no level twice.
     with pytest.raises(ValueError, match=r"^alphas must hold at least one level in \(0, 1\)$"):
@@ -127,8 +127,15 @@ def test_a_huge_calibration_size_costs_no_memory():
 
 def test_a_calibration_size_the_p_values_are_off_the_grid_of_is_said_to_go_unused():
     p = np.array([0.0013, 0.0031, 0.61, 0.2, 0.0022])  # weighted p-values: on no j / (m + 1) grid
-    with pytest.warns(UserWarning, match=r"^calibration_size: unused, as the p-values are not on the j / \(m \+ 1\) grid"):
+    unused = r"^calibration_size: unused, as the p-values are not on the j / \(m \+ 1\) grid"
+    with pytest.warns(UserWarning, match=unused):
         assert post_hoc_bound(p, p < 0.01, calibration_size=5) == post_hoc_bound(p, p < 0.01)
+    from jecs_core.posthoc import fit_post_hoc, post_hoc_path
+
+    with pytest.warns(UserWarning, match=unused):  # every public path says so, not post_hoc_bound alone
+        fit_post_hoc(p, calibration_size=5)
+    with pytest.warns(UserWarning, match=unused):
+        post_hoc_path(p, [0.1], calibration_size=5)
     on_grid = np.array([1, 1, 4, 3, 2]) / 6
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
