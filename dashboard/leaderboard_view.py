@@ -223,7 +223,10 @@ def summary_cards(board) -> None:
     else:
         worst = frame.loc[inflation.idxmax()]
         cols[2].metric("Largest inflation", f"{float(worst['inflation']):+.3f}", help=help_text)
-        cols[2].text(f"({worst['model']})")
+        if float(worst["inflation"]) > 0:
+            cols[2].text(f"({worst['model']})")
+        else:  # every model does at least as well on the clean items as on all of them
+            cols[2].text("(no inflation: each model scores at least as well on the clean items)")
     st.caption(f"With {1 - board.delta:.0%} confidence the {board.n_clean:,} clean items hold at most "
                f"{board.max_contaminated:,} contaminated ones (post-hoc bound); the ranges on the truly clean items "
                "follow from that number.")

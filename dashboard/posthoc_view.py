@@ -29,6 +29,10 @@ _URL_READ = "jecs.delta_url_read"
 _URL_NOTICE = "jecs.delta_notice"
 # Under a clustered selection the bound still counts items: copies of one item count one by one.
 CLUSTER_NOTE = " (counting items: each copy of a duplicated item counts)"
+# Beside a bound of the whole set, which says nothing: why.
+URN_OFF_NOTE = (" — no bound after looking here: copied test items (or covariate-aware p-values) leave closed "
+                "testing alone, which cannot vouch for this set")
+NOTHING_NOTE = " — no bound after looking here: at this δ the bound cannot vouch for any item of this set"
 
 
 def _parse_delta(text) -> float | None:
@@ -105,10 +109,14 @@ def card_bounds(data_key: str, shown_key: str, alpha: float, options, delta: flo
     return out
 
 
-def card_lines(bounds: Mapping[str, tuple[int, int]], delta: float, *, clustered: bool = False) -> dict[str, str]:
-    """The post-hoc sentence of every card, from :func:`card_bounds`."""
+def card_lines(bounds: Mapping[str, tuple[int, int]], delta: float, *, clustered: bool = False,
+               urn_off: bool = False) -> dict[str, str]:
+    """The post-hoc sentence of every card, from :func:`card_bounds`; a bound of the whole set says why it
+    says nothing (``urn_off``: the calibration urn was left out, for copies or covariate-aware p-values)."""
     note = CLUSTER_NOTE if clustered else ""
-    return {m: post_hoc_line(bound, size, delta=delta) + (note if size else "") for m, (bound, size) in bounds.items()}
+    why = URN_OFF_NOTE if urn_off else NOTHING_NOTE
+    return {m: post_hoc_line(bound, size, delta=delta) + (note if size else "") + (why if size and bound == size else "")
+            for m, (bound, size) in bounds.items()}
 
 
 def lines_for(data_key: str, table: ScoreTable, shown: Comparison, options, *, clustered: bool = False) -> dict[str, str]:
@@ -116,7 +124,8 @@ def lines_for(data_key: str, table: ScoreTable, shown: Comparison, options, *, c
     delta = current_delta()
     shown_key = compute.cluster_key(data_key) if clustered else data_key
     bounds = card_bounds(data_key, shown_key, round(float(shown.alpha), 4), options, delta, table, shown)
-    return card_lines(bounds, delta, clustered=clustered)
+    urn_off = post_hoc_fit(shown_key, delta, table, shown).calibration_size is None and table.m > 0
+    return card_lines(bounds, delta, clustered=clustered, urn_off=urn_off)
 
 
 def set_bound(data_key: str, table: ScoreTable, shown: Comparison, mask: np.ndarray) -> tuple[int, int]:

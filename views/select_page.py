@@ -58,7 +58,10 @@ def export_section(comparison, method: str, settings, *, clustered=None) -> None
                "(spreadsheet-safe: text starting with = + - @ is quoted); the sidecar JSON records the settings, "
                "the input's hash and the package version. The report is one HTML file with every figure.")
     row = st.columns([2, 1, 1, 1.2], vertical_alignment="bottom")
-    chosen = row[0].selectbox("Export", [*METHODS, "all"], key="jecs.export_method", index=METHODS.index(DEFAULT_METHOD),
+    # Starts at the inspected rule, as the report does, so the three files describe one selection;
+    # a choice made here is kept per inspected rule.
+    chosen = row[0].selectbox("Export", [*METHODS, "all"], key=f"jecs.export_method.{method}",
+                              index=METHODS.index(method) if method in METHODS else METHODS.index(DEFAULT_METHOD),
                               format_func=lambda m: "All rules (one selected_<rule> column each)" if m == "all"
                               else method_label(m))
     csv_name, json_name = export.file_names(data.name, chosen, comparison.alpha)

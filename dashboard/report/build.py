@@ -46,7 +46,14 @@ def _diagnostics_html(inputs: ReportInputs) -> str:
     if inputs.diagnostics is None:
         return "<p>Not computed: the table is too small for the label-free diagnostics.</p>"
     basis = diagnostics_basis(None if inputs.shift is None else inputs.shift["shift"]["method"])
-    return ("" if basis is None else f"<p>{html.escape(basis)}</p>") + _record_block(inputs.diagnostics)
+    found = inputs.diagnostics
+    if callable(getattr(found, "lines", None)) and callable(getattr(found, "to_dict", None)):
+        # The lines jecs select prints, then the sidecar's record of them (numbers, not raw arrays).
+        body = (f"<pre>{_e(chr(10).join(found.lines()))}</pre><details><summary>As recorded in the sidecar</summary>"
+                f"{_record_block(found.to_dict())}</details>")
+    else:
+        body = _record_block(found)
+    return ("" if basis is None else f"<p>{html.escape(basis)}</p>") + body
 
 
 def audit_diagnostics_or_none(table: ScoreTable, *, alpha: float = 0.1, **options):

@@ -187,6 +187,21 @@ def test_export_downloads_the_contract_files(at, table, monkeypatch):
     assert b"data-figure='overlap'" in registered[report]()
 
 
+def test_the_export_starts_at_the_inspected_rule_so_all_three_files_describe_one_selection(at, monkeypatch):
+    names = []
+    original = MediaFileManager.add_deferred
+
+    def spy(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        names.append(file_name)
+        return original(self, data_callable, mimetype, coordinates, file_name=file_name, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", spy)
+    at.session_state[select_view.METHOD] = "jecs"
+    _open(at, "export")
+    assert any(n.startswith("jecs_selection") and n.endswith("_jecs_alpha0.10.csv") for n in names), names
+    assert any(n.startswith("jecs_report") and "_jecs_" in n for n in names), names
+
+
 @pytest.mark.filterwarnings("ignore::jecs_core.JECSFallbackWarning")
 def test_tiny_calibration_warns(at):
     rng = np.random.default_rng(3)

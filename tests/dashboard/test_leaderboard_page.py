@@ -233,3 +233,27 @@ def test_a_refused_upload_leaves_one_error_and_its_metric_is_not_tried_on_other_
     assert not at.exception
     assert not any("waits for results" in i.value for i in at.info)
     assert at.session_state[lr.RESULTS][1].name == "samples_a.jsonl"
+
+
+def _cards_page():
+    from types import SimpleNamespace
+
+    import pandas as pd
+    import streamlit as st
+
+    from dashboard.leaderboard_view import summary_cards
+
+    frame = pd.DataFrame({"model": ["a", "b"], "move": [0, 0], "inflation": st.session_state["inflation"],
+                          "n_clean": [40, 40], "n_all": [100, 100]})
+    summary_cards(SimpleNamespace(frame=frame, delta=0.1, n_clean=40, max_contaminated=3))
+
+
+@pytest.mark.parametrize(("inflation", "named"), [([0.05, -0.01], "(a)"), ([-0.004, -0.02], "(no inflation")])
+def test_the_largest_inflation_names_a_model_only_when_it_is_inflated(inflation, named):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_cards_page, default_timeout=30)
+    at.session_state["inflation"] = inflation
+    at.run()
+    assert not at.exception
+    assert any(t.value.startswith(named) for t in at.text)

@@ -218,3 +218,14 @@ def test_clustered_cards_and_the_export_record_agree_where_clusters_come_from_ne
         record = post_hoc_block(table, clustered, method, PostHocContext(delta=0.1))
         assert record["method"] == "closed-simes-hommel"
         assert lines[method][1:] == (record["max_contaminated"], record["n_selected"])
+
+
+def test_a_card_whose_bound_is_its_whole_set_says_why():
+    from dashboard import posthoc_view
+
+    bounds = {"whole": (5, 5), "some": (1, 10), "empty": (0, 0)}
+    plain = posthoc_view.card_lines(bounds, 0.1)
+    assert plain["whole"].endswith(posthoc_view.NOTHING_NOTE)
+    assert not plain["some"].endswith(posthoc_view.NOTHING_NOTE) and "no bound" not in plain["empty"]
+    copies = posthoc_view.card_lines(bounds, 0.1, urn_off=True)
+    assert copies["whole"].endswith(posthoc_view.URN_OFF_NOTE) and "no bound" not in copies["some"]

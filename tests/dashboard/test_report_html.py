@@ -167,3 +167,17 @@ def test_jecs_report_takes_covariates_as_jecs_select_does(tmp_path, capsys):
     assert main(["report", str(scores), "--covariates", "x_nope", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("jecs report: error: --covariates: ") and "x_nope" in err and err.count("\n") == 1
+
+
+def test_audit_diagnostics_read_as_jecs_select_prints_them(real):
+    from jecs_core.diagnostics import audit_diagnostics
+
+    found = audit_diagnostics(real, alpha=0.1, twin_tables=4, bootstrap=20)
+    page = _report(real, diagnostics=found)
+    import html as html_text
+
+    text = html_text.unescape(page)
+    assert "array of shape" not in text
+    for line in found.lines():
+        assert line in text
+    assert "As recorded in the sidecar" in text
