@@ -55,6 +55,15 @@ def csv_bytes(table: ScoreTable, comparison: Comparison, method: str, *, options
     return export_files(table, comparison, method, options=options)[0]
 
 
+def ids_bytes(table: ScoreTable, comparison: Comparison, method: str) -> bytes:
+    """The selected test items' ids, one per line in table order (UTF-8): the clean subset to evaluate on.
+
+    The selection CSV holds the same ids with ``selected`` = 1; this file is for tools that take a list.
+    """
+    chosen = comparison.selected(method)
+    return "".join(f"{item}\n" for item in table.test_ids[chosen]).encode("utf-8")
+
+
 def json_bytes(table: ScoreTable, comparison: Comparison, method: str, *, options: dict | None = None,
                diagnostics: bool = False, post_hoc=None) -> bytes:
     """The sidecar JSON: the rule and its guarantee, alpha, options, warnings, counts, input hash, version.

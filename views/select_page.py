@@ -57,7 +57,7 @@ def export_section(comparison, method: str, settings, *, clustered=None) -> None
     st.caption("The selection CSV lists every test item with `selected` (0/1), p-values and carried columns "
                "(spreadsheet-safe: text starting with = + - @ is quoted); the sidecar JSON records the settings, "
                "the input's hash and the package version. The report is one HTML file with every figure.")
-    row = st.columns([2, 1, 1, 1.2], vertical_alignment="bottom")
+    row = st.columns([2, 1, 1, 1, 1.2], vertical_alignment="bottom")
     # Starts at the inspected rule, as the report does, so the three files describe one selection;
     # a choice made here is kept per inspected rule.
     chosen = row[0].selectbox("Export", [*METHODS, "all"], key=f"jecs.export_method.{method}",
@@ -79,7 +79,11 @@ def export_section(comparison, method: str, settings, *, clustered=None) -> None
                            key="download-json")
     inputs = ReportInputs(table=table, comparison=item_level, method=method, data_name=data.name, options=settings,
                           post_hoc=post_hoc, shift=shift or None)
-    row[3].download_button("Audit report (HTML)", partial(_report_bytes, inputs),
+    if chosen != "all":  # the clean subset itself, for tools that take a list of ids
+        row[3].download_button("Clean ids (TXT)", partial(export.ids_bytes, table, comparison, chosen),
+                               file_name=csv_name.replace("jecs_selection_", "jecs_clean_ids_")[:-4] + ".txt",
+                               mime="text/plain", on_click="ignore", icon=":material/list:", key="download-ids")
+    row[4].download_button("Audit report (HTML)", partial(_report_bytes, inputs),
                            file_name=report_file_name(data.name, method, comparison.alpha), mime="text/html",
                            on_click="ignore", icon=":material/summarize:", key="download-report")
     if chosen != "all" and not REGISTRY[chosen].valid:

@@ -185,6 +185,8 @@ def test_export_downloads_the_contract_files(at, table, monkeypatch):
     assert meta["alpha"] == 0.2 and meta["selected_counts"] == _expected(table, 0.2)
     report = next(name for name in registered if name.startswith("jecs_report") and "0.20" in name)
     assert b"data-figure='overlap'" in registered[report]()
+    ids = next(name for name in registered if name.startswith("jecs_clean_ids") and name.endswith("0.20.txt"))
+    assert registered[ids]().decode().splitlines() == list(table.test_ids[expected.selected(method)])
 
 
 def test_the_export_starts_at_the_inspected_rule_so_all_three_files_describe_one_selection(at, monkeypatch):
