@@ -13,7 +13,7 @@ from html import escape
 
 import numpy as np
 
-from jecs_core import REGISTRY, Comparison, ScoreTable
+from jecs_core import REGISTRY, Comparison, ScoreTable, __version__
 from jecs_core.posthoc import post_hoc_calibration_size, post_hoc_line, post_hoc_record
 from jecs_core.posthoc.report import confidence_percent
 
@@ -119,5 +119,8 @@ def section_html(table: ScoreTable, comparison: Comparison, method: str, context
                  _ids("added by hand", list(context.hand_record["added_ids"])),
                  _ids("removed by hand", list(context.hand_record["removed_ids"]))]
     intro = ("<p>The bound holds with probability at least 1 − δ for every set at once, so it stays valid for an α "
-             "(or a hand-edited set) chosen after looking at the results; see docs/GUARANTEES.md.</p>")
+             "(or a hand-edited set) chosen after looking at the results: closed testing with Simes local tests "
+             "(Goeman &amp; Solari 2011, Statist. Sci.; Goeman, Meijer, Krebs &amp; Solari 2019, Biometrika), with "
+             f"a calibration-urn bound where it applies; proofs and limits in docs/GUARANTEES.md of jecs {escape(__version__)}."
+             "</p>")
     return f"{intro}<table class='kv'>{''.join(rows)}</table>{_commit_html(context.commit)}"

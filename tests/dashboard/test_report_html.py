@@ -181,3 +181,10 @@ def test_audit_diagnostics_read_as_jecs_select_prints_them(real):
     for line in found.lines():
         assert line in text
     assert "As recorded in the sidecar" in text
+
+
+def test_the_post_hoc_section_cites_its_method_and_the_version(real):
+    import html as html_text
+
+    page = html_text.unescape(_report(real))
+    assert "Goeman & Solari 2011" in page and f"docs/GUARANTEES.md of jecs {jecs_core.__version__}" in page
