@@ -26,7 +26,9 @@ SWEEPS = {
 def _download(frame, label: str, file_name: str, key: str) -> None:
     out = runs.download_frame(frame, data_name=data.name, data_key=data.key, seed=int(seed))
     st.download_button(label, runs.csv_bytes(out), file_name=file_name, mime="text/csv",
-                       icon=":material/download:", key=key)
+                       icon=":material/download:", key=key,
+                       help="Results live in this browser session: a reload (F5) or a shared link clears them, "
+                       "so download them to keep them (the file records the data set and the seed to rerun them).")
 
 
 def _table(frame, key: str) -> None:

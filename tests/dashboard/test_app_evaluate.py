@@ -56,6 +56,8 @@ def test_small_run_produces_the_table_matching_jecs_core():
     assert shown.columns.is_unique and not any(shown[c].dtype == bool for c in shown.columns)
     assert len(at.get("plotly_chart")) == 1
     assert any("only the subsampling noise on this one fixed table" in i.value for i in at.info)
+    downloads = at.get("download_button")  # the page says results do not outlive the session
+    assert downloads and all("reload (F5)" in b.proto.help for b in downloads)
 
 
 @pytest.mark.parametrize("kind", ["lambda", "knn"])
