@@ -15,10 +15,20 @@ which needs labels:
 * **One value over a whole split** (missing scores filled in with 0, say): the model gives every
   test item one p-value and the selection cannot reflect what it saw.
 
+* **Test items below every calibration member for one model alone, and spreads far apart.** The
+  mirror of the first: a perfect detector on a clean benchmark puts every test item below every
+  member too, but for every model at once; one model doing so while the others overlap
+  (``BELOW_SHARE`` of its test items, under half for the median other model), with spreads more
+  than ``SCALE_RATIO`` times apart, is a split on another scale. Its p-values then call every
+  test item unlike its members, the max-p rules lean on the other models alone and select its members.
+* **A fill value**: one value on many rows (``FILL_SHARE`` of a split, ``FILL_MIN_ROWS`` at least)
+  of a column whose other values almost never repeat, as a placeholder for items that failed to
+  score (-999, 0) is. Those items get one p-value from that model whatever it saw.
+
 The spread ratio alone is no warning: a mix of non-members and tightly scored members (a loss
 column) can differ 10x or more in an honest table. What no check can see: a split scored on
-another scale that puts the calibration members above every test item looks like a perfect
-detector on a clean benchmark.
+another scale that puts the calibration members above every test item for every model looks like
+a perfect detector on a clean benchmark.
 """
 
 from __future__ import annotations
@@ -30,6 +40,10 @@ import numpy as np
 ABOVE_FACTOR = 20.0
 ABOVE_MIN_ITEMS = 10
 SCALE_RATIO = 10.0  # spreads that differ more than this many times (either way) are named in the hints
+BELOW_SHARE = 0.9
+FILL_SHARE, FILL_MIN_ROWS = 0.05, 10
+_DISTINCT = 0.9  # the other values of a column with a fill value: at least this share distinct
+_FILL_ROWS = 20_000  # test rows a fill value is looked for in (evenly spaced): a 5% one shows ~1,000 times
 _SPREAD_ROWS = 100_000  # test rows the quartiles are taken from (evenly spaced): within a few per cent
 
 
@@ -52,6 +66,12 @@ class SplitCheck:
     constant : tuple of (str, str, float or None, float or None)
         ``(model, split, test value, calibration value)`` for a model whose scores are one value over
         the test split, the calibration split, or ``"both"`` (None for a split that varies).
+    below_all : tuple of float
+        Share of test items scoring below every calibration member.
+    mirrored_models : tuple of str
+        Models alone in putting ``BELOW_SHARE`` of the test items below every member, with spreads apart.
+    fill_values : tuple of (str, str, float, int, int)
+        ``(model, split, value, rows holding it, rows of the split)`` for a fill value (module docstring).
     """
 
     models: tuple[str, ...]
@@ -60,6 +80,9 @@ class SplitCheck:
     m: int
     unlike_models: tuple[str, ...] = ()
     constant: tuple[tuple[str, str, float | None, float | None], ...] = ()
+    below_all: tuple[float, ...] = ()
+    mirrored_models: tuple[str, ...] = ()
+    fill_values: tuple[tuple[str, str, float, int, int], ...] = ()
 
     @property
     def rescaled_models(self) -> tuple[str, ...]:
@@ -72,7 +95,26 @@ class SplitCheck:
 
     def warnings(self, *, reversed_models=()) -> list[str]:
         """One line per finding; models already named as reversed are not named again for lying above."""
-        return [*self._unlike_lines(reversed_models), *self._constant_lines()]
+        return [*self._unlike_lines(reversed_models), *self._mirrored_lines(), *self._constant_lines(),
+                *self._fill_lines()]
+
+    def _mirrored_lines(self) -> list[str]:
+        if not self.mirrored_models:
+            return []
+        shares = ", ".join(f"{m} {s:.1%}" for m, s in zip(self.models, self.below_all) if m in self.mirrored_models)
+        return [f"warning: model(s) {', '.join(self.mirrored_models)} score almost every test item below every "
+                f"calibration member ({shares}) while the other models do not, and the splits' spreads differ (test "
+                f"over calibration: {self.spread_text(self.mirrored_models)}): were both splits scored on one scale "
+                "(not one in percent, or one as probabilities and one as logs)? Such a model calls every test item "
+                "unlike its members, so the rules lean on the other models alone and can select its members"]
+
+    def _fill_lines(self) -> list[str]:
+        effect = {"test": "those items get one p-value from this model whatever it saw",
+                  "calibration": "the calibration set then misstates this model's member scores, and every p-value "
+                                 "against it moves"}
+        return [f"warning: model {model}: {count:,} of its {rows:,} {split} scores are {value!r}, a value its other "
+                f"scores almost never repeat (a placeholder for items that failed to score?); {effect[split]}: score "
+                "those items or leave them out" for model, split, value, count, rows in self.fill_values]
 
     def _unlike_lines(self, reversed_models) -> list[str]:
         named = [m for m in self.unlike_models if m not in reversed_models]
@@ -107,7 +149,10 @@ class SplitCheck:
         return {"spread_ratio": dict(zip(self.models, self.spread_ratio)),
                 "above_all": dict(zip(self.models, self.above_all)), "unlike_models": list(self.unlike_models),
                 "constant": [{"model": m, "split": w, "test_value": t, "calibration_value": c}
-                             for m, w, t, c in self.constant]}
+                             for m, w, t, c in self.constant],
+                "below_all": dict(zip(self.models, self.below_all)), "mirrored_models": list(self.mirrored_models),
+                "fill_values": [{"model": m, "split": w, "value": v, "rows": c, "of": r}
+                                for m, w, v, c, r in self.fill_values]}
 
 
 def _spread_ratios(test: np.ndarray, ordered: np.ndarray) -> np.ndarray:
@@ -168,11 +213,55 @@ def compare_splits(table, ordered: np.ndarray | None = None) -> SplitCheck:
     if ordered is None:
         ordered = np.sort(np.ascontiguousarray(table.calibration.T), axis=1)
     above = (table.test > ordered[:, -1]).sum(axis=0)
+    below = (table.test < ordered[:, 0]).sum(axis=0) / n
     constant = _constant(table, ordered)
     one_value = {entry[0] for entry in constant}
     ratios = _spread_ratios(table.test, ordered) if n >= 2 and m >= 2 else np.full(K, np.nan)
     apart = (ratios > SCALE_RATIO) | (ratios < 1 / SCALE_RATIO)  # False for nan
     unlike = tuple(model for model, count, far in zip(table.models, above, apart) if model not in one_value and far
                    and count >= ABOVE_MIN_ITEMS and count / n >= ABOVE_FACTOR / (m + 1))
+    mirrored = _mirrored(table.models, below, apart, one_value)
     return SplitCheck(tuple(table.models), tuple(None if np.isnan(r) else float(r) for r in ratios),
-                      tuple(float(c / n) for c in above), m, unlike, constant)
+                      tuple(float(c / n) for c in above), m, unlike, constant, tuple(float(b) for b in below),
+                      mirrored, _fill_values(table, ordered, one_value))
+
+
+def _mirrored(models, below: np.ndarray, apart: np.ndarray, skip) -> tuple[str, ...]:
+    """Models alone in scoring ``BELOW_SHARE`` of the test items below every member, with spreads apart."""
+    found = []
+    for k, model in enumerate(models):
+        others = np.delete(below, k)
+        if model not in skip and apart[k] and below[k] >= BELOW_SHARE and others.size and np.median(others) < 0.5:
+            found.append(model)
+    return tuple(found)
+
+
+def _fill_values(table, ordered: np.ndarray, skip) -> tuple[tuple[str, str, float, int, int], ...]:
+    """Each model's fill value per split (module docstring); the test split is read on an even sample first."""
+    found = []
+    sample = table.test[:: max(1, table.n // _FILL_ROWS)]
+    for k, model in enumerate(table.models):
+        if model in skip:
+            continue
+        for split, values, rows in (("calibration", ordered[k], table.m), ("test", np.sort(sample[:, k]), table.n)):
+            value = _repeated(values)
+            if value is None:
+                continue
+            count = int(np.count_nonzero(table.test[:, k] == value)) if split == "test" else int(
+                np.count_nonzero(values == value))
+            if count >= max(FILL_MIN_ROWS, FILL_SHARE * rows):
+                found.append((model, split, float(value), count, rows))
+    return tuple(found)
+
+
+def _repeated(ordered: np.ndarray) -> float | None:
+    """The most repeated value of sorted ``ordered`` when the others almost never repeat, else ``None``."""
+    if ordered.size < FILL_MIN_ROWS:
+        return None
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    counts = np.diff(np.r_[starts, ordered.size])
+    top = int(counts.argmax())
+    rest = ordered.size - counts[top]
+    if counts[top] < max(FILL_MIN_ROWS, FILL_SHARE * ordered.size) or (starts.size - 1) < _DISTINCT * rest:
+        return None
+    return float(ordered[starts[top]])
