@@ -57,27 +57,36 @@ def role_lookalikes(table) -> list[str]:
 
 
 def look_alike_ids(table) -> list[str]:
-    """A warning when item ids differ only in Unicode form or invisible characters (``café`` composed
-    and decomposed, ``ab`` and ``a\u200bb``): two items to jecs that print as one."""
-    splits = (np.asarray(table.calibration_ids).tolist(), np.asarray(table.test_ids).tolist())
-    try:  # the common case, one pass per split: only non-ASCII ids can look alike
-        if all("".join(ids).isascii() for ids in splits):
-            return []
-    except TypeError:  # ids built by hand may be numbers
-        pass
-    ids = [str(i) for split in splits for i in split]
-    if "".join(ids).isascii():
+    """A warning when item ids differ only in spaces around them, Unicode form or invisible characters
+    (``a1`` and ``a1 ``, ``café`` composed and decomposed, ``ab`` and ``a\u200bb``): two items to jecs
+    that print as one. Letter case is not compared: ``a1`` and ``A1`` may well be two items."""
+    splits = [[str(i) for i in ids] if not all(isinstance(i, str) for i in ids[:1]) else ids
+              for ids in (np.asarray(table.calibration_ids).tolist(), np.asarray(table.test_ids).tolist())]
+    joined = ["".join(ids) for ids in splits]  # ids built by hand may be numbers: made text above
+    # The common case, one scan per split: ids with no white space and only ASCII cannot look alike.
+    if all(text.isascii() and not any(space in text for space in " \t\n\r\x0b\x0c") for text in joined):
         return []
+    if all(text.isascii() for text in joined) and not _padded_ids(splits):
+        return []
+    ids = [i for split in splits for i in split]
     forms: dict[str, set[str]] = {}
     for item in ids:
-        forms.setdefault(item if item.isascii() else id_form(item), set()).add(item)
+        forms.setdefault(item.strip() if item.isascii() else id_form(item).strip(), set()).add(item)
     groups = [sorted(group) for group in forms.values() if len(group) > 1]
     if not groups:
         return []
     shown = "; ".join(" and ".join(ascii(i) for i in group) for group in groups[:3])
-    return [f"warning: {len(groups)} group(s) of item ids differ only in Unicode form or invisible characters and "
+    return [f"warning: {len(groups)} group(s) of item ids differ only in spaces around them, Unicode form or "
+            "invisible characters and "
             f"print alike ({shown}{'; ...' if len(groups) > 3 else ''}); each is a separate item here: spell each "
             "item's id one way in every file"]
+
+
+def _padded_ids(splits) -> bool:
+    """Whether any id has white space before or after it (one vectorised pass per split)."""
+    import pandas as pd
+
+    return any(bool((text.str.strip() != text).any()) for text in (pd.Series(ids, dtype="str") for ids in splits))
 
 
 def look_alike_models(models) -> list[str]:

@@ -59,9 +59,17 @@ def test_ids_that_print_alike_are_named_in_one_warning():
     ids = [f"c{i}" for i in range(30)] + ["café", _nfd("café"), "a\u200bb", "ab"] + [f"t{i}" for i in range(6)]
     table = jc.table_from_frame(_frame([f"passage {i}" for i in range(10)], ids=ids))
     (line,) = look_alike_ids(table)
-    assert line.startswith("warning: 2 group(s) of item ids differ only in Unicode form")
+    assert line.startswith("warning: 2 group(s) of item ids differ only in spaces around them, Unicode form")
     assert "'cafe\\u0301' and 'caf\\xe9'" in line and "'ab' and 'a\\u200bb'" in line
     assert line in data_warnings(table, near=False)
+
+
+def test_ascii_ids_padded_with_spaces_are_named():
+    ids = [f"c{i}" for i in range(30)] + ["t1", "t1 ", " t2", "t2"] + [f"t{i}" for i in range(3, 9)]
+    table = jc.table_from_frame(_frame([f"passage {i}" for i in range(10)], ids=ids))
+    (line,) = look_alike_ids(table)
+    assert line.startswith("warning: 2 group(s) of item ids differ only in spaces around them")
+    assert "'t1' and 't1 '" in line and "' t2' and 't2'" in line
 
 
 def test_plain_ascii_ids_and_ids_differing_in_case_are_not_warned_about():
