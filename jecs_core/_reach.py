@@ -44,7 +44,7 @@ def calibration_warnings(m: int, n: int, alpha: float) -> list[str]:
 
     When ``1/(m+1) <= alpha`` but a BH step-up could still only select at least half of the test
     items at once (``calibration_reach``'s ``fewest_selectable``), that is said too: the rules will
-    select little or nothing because of the calibration set's size, not because of the data.
+    select nothing or a large block at once because of the calibration set's size, not because of the data.
 
     Returns
     -------
@@ -62,12 +62,13 @@ def calibration_warnings(m: int, n: int, alpha: float) -> list[str]:
     smallest = 1.0 / (m + 1)
     if smallest <= alpha:
         fewest = calibration_reach(m, n, alpha)["fewest_selectable"]
-        if n < 2 or fewest is None or fewest <= n / 2:
+        if n < 2 or fewest is None or fewest < n / 2:  # half of them or more at once: said
             return []
         return [f"warning: calibration set of m = {m}: every conformal p-value is at least 1/(m+1) = {smallest:.4g}, "
                 f"so a BH step-up at alpha = {alpha:g} (JMCS) selects either nothing or at least {fewest:,} of the "
-                f"n = {n:,} test items at once (the default rule: about its pi0 estimate times as many); expect little "
-                "or nothing selected; more calibration items make smaller p-values possible"]
+                f"n = {n:,} test items at once (the default rule: about its pi0 estimate times as many): the calibration "
+                "set's size, not the data, sets that step, so expect nothing or a large block; more calibration items "
+                "make smaller p-values possible"]
     needed = 1 / alpha - 1  # beyond a million the float's last digits are noise: print three significant ones
     fewest = f"{int(np.ceil(needed - 1e-9)):,}" if needed < 1e6 else f"about {needed:.3g}"
     return [

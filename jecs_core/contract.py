@@ -138,8 +138,12 @@ def column_roles(frame: pd.DataFrame, where: Where) -> tuple[list[str], list[str
         hint = misspelled_scores(labelled - models, extra, models).removeprefix("; ")
         sides = [f"{label}: {sorted(side)}" for label, side in (("score_ without member_", models - labelled),
                                                                 ("member_ without score_", labelled - models)) if side]
+        unlabelled = sorted(models - labelled)
+        fix = (f"; labels are all or nothing: add {', '.join(MEMBER_PREFIX + m for m in unlabelled[:3])}"
+               f"{' ...' if len(unlabelled) > 3 else ''} or leave out every member_ column"
+               if unlabelled and not (labelled - models) else "")  # labels for some models only
         problems.append(f"{where.source}: " + (f"{hint}; " if hint else "")
-                        + "member columns do not match score columns: " + "; ".join(sides))
+                        + "member columns do not match score columns: " + "; ".join(sides) + fix)
     return scores, members, covariates, extra, problems
 
 

@@ -130,11 +130,13 @@ class DirectionCheck:
             advice += (f"; the two splits' scores of {', '.join(rescaled)} also differ in spread "
                        f"({self.splits.spread_text(rescaled)}): if one split was scored by another model, score or "
                        "run, or rescaled, fix that first")
+        # The share above the median under every model speaks for all models reversed; beside some, it reads as
+        # evidence against the warning, so it is said only then.
+        every = ("" if some else f", and {self.share_pmax_high:.0%} of test items score above the calibration median "
+                 "under every model (every p-value above 1/2)")
         return [f"warning: scores may run the other way ({other} = member) for {len(self.reversed_models)} of "
                 f"{len(self.models)} model(s): test items score above the calibration members (share of pairs "
-                f"with the test item higher: {aucs}; 1/2 or below is expected), and {self.share_pmax_high:.0%} of "
-                f"test items score above the calibration median under every model (every p-value above 1/2); "
-                + advice]
+                f"with the test item higher: {aucs}; 1/2 or below is expected){every}; " + advice]
 
     def to_dict(self) -> dict:
         return {"auc": dict(zip(self.models, self.auc)), "reversed_models": list(self.reversed_models),

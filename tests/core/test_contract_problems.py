@@ -127,7 +127,8 @@ def test_minimum_calibration_size():
 
 
 @pytest.mark.parametrize("m, alpha, warns", [(4, 0.1, "none"), (9, 0.1, "few"), (8, 0.1, "none"), (19, 0.05, "few"),
-                                             (18, 0.05, "none"), (19, 0.1, ""), (99, 0.1, "")])
+                                             (18, 0.05, "none"), (19, 0.1, "few"), (29, 0.1, ""),
+                                             (99, 0.1, "")])
 def test_calibration_warning_names_the_smallest_pvalue(m, alpha, warns):
     found = calibration_warnings(m, 100, alpha)
     assert bool(found) == bool(warns)

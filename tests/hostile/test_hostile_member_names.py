@@ -47,3 +47,12 @@ def test_a_member_column_without_a_name_is_named_alone(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "column 'member_': no name after 'member_'; name it 'member_<name>'" in err
     assert "do not match" not in err and err.count("\n") == 1
+
+
+def test_labels_for_some_models_only_say_labels_are_all_or_nothing(tmp_path, capsys):
+    frame = pd.read_csv(SAMPLE).drop(columns=["member_m1", "member_m3"])
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    assert main(["select", str(tmp_path / "t.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("score_ without member_: ['m1', 'm3']; labels are all or nothing: add member_m1, member_m3 "
+                        "or leave out every member_ column\n") and err.count("\n") == 1

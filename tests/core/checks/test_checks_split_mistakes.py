@@ -115,6 +115,11 @@ def test_the_advice_for_some_reversed_models_names_their_columns():
     assert "negate the scores of m1 in the file (--lower-is-member turns every model)" in line
     (undo,) = score_direction(jc.table_from_frame(one, lower_is_member=True)).warnings()
     assert "if lower scores mean member for m1 only, leave that option out and negate the scores of m1" in undo
+    # The share above the median under every model speaks only when every model is reversed.
+    assert "under every model" not in line
+    every = frame.assign(**{c: -frame[c] for c in frame if c.startswith("score_")})
+    (all_line,) = score_direction(jc.table_from_frame(every)).warnings()
+    assert "of test items score above the calibration median under every model" in all_line
 
 
 def test_a_loss_column_read_the_wrong_way_keeps_the_switch_advice():
