@@ -174,6 +174,20 @@ def _on_pvalue_scale(result, smallest: float) -> bool:
     return stat is not None and stat.values.size > 0 and float(stat.values.min()) >= smallest - 1e-12
 
 
+def _blocking_model(comparison: Comparison, models) -> str:
+    """A clause naming the model whose p-value is the items' max-p for most of them, when one is for half or more:
+    an item is selected only when every model finds it unlike its members, so one model can keep all out."""
+    p = np.asarray(comparison.pvalues)
+    if p.ndim != 2 or p.shape[1] < 2 or not p.shape[0]:
+        return ""
+    counts = np.bincount(np.argmax(p, axis=1), minlength=p.shape[1])
+    top = int(counts.argmax())
+    if counts[top] < 0.5 * p.shape[0]:
+        return ""
+    return (f". Or a model that cannot tell members apart keeps every item out: {models[top]} gives the largest "
+            f"p-value for {int(counts[top]):,} of the {p.shape[0]:,} items (if its scores are no detector, leave it out)")
+
+
 def selection_warnings(table: ScoreTable, comparison: Comparison, *, duplicates=None) -> list[tuple[str | None, str]]:
     """``(method or None, message)`` for everything an auditor should not miss on this selection.
 
@@ -212,7 +226,8 @@ def selection_warnings(table: ScoreTable, comparison: Comparison, *, duplicates=
             out.append((method, f"{label} selects nothing. With m = {m:,} calibration items the smallest p-value is "
                                 f"1/(m+1) = {smallest:.3g}; the step-up at α = {alpha:g} keeps rank r only when "
                                 f"p ≤ α·r/n, so at least {need:,} of the n = {n:,} items would need that smallest "
-                                "p-value. More calibration items make smaller p-values possible."))
+                                "p-value. More calibration items make smaller p-values possible"
+                                + _blocking_model(comparison, table.models) + "."))
     return out
 
 

@@ -111,6 +111,24 @@ def test_jmcs_zero_is_explained():
     assert "selects nothing" in message and f"at least {explain.bh_reach(100, 19, 0.1):,}" in message
 
 
+def test_a_model_that_keeps_every_item_out_is_named_beside_the_calibration_advice():
+    from pathlib import Path
+
+    import pandas as pd
+
+    frame = pd.read_csv(Path(__file__).resolve().parents[2] / "sample_data" / "synthetic_k4.csv")
+    frame = frame.drop(columns=[c for c in frame if c.startswith("member_")])
+    frame["score_junk"] = np.arange(len(frame)) % 97  # an item number, not a detector
+    table = jecs_core.table_from_frame(frame)
+    comparison = jecs_core.compare_methods(table, alpha=0.1, methods=["jmcs"])
+    (method, message), = [w for w in explain.selection_warnings(table, comparison) if w[0] == "jmcs"]
+    assert "selects nothing" in message and ". Or a model that cannot tell members apart keeps every item out: junk" \
+        in message
+    clean = jecs_core.table_from_frame(frame.drop(columns="score_junk"))
+    found = explain.selection_warnings(clean, jecs_core.compare_methods(clean, alpha=0.1, methods=["jmcs"]))
+    assert not any("cannot tell members apart" in text for _, text in found)
+
+
 def test_gcp_note_only_when_over_alpha(table, comparison):
     for method in comparison.methods:
         note = explain.gcp_note(comparison, method)
