@@ -175,16 +175,18 @@ def _on_pvalue_scale(result, smallest: float) -> bool:
 
 
 def _blocking_model(comparison: Comparison, models) -> str:
-    """A clause naming the model whose p-value is the items' max-p for most of them, when one is for half or more:
-    an item is selected only when every model finds it unlike its members, so one model can keep all out."""
+    """A clause naming the model whose p-value alone is the items' max-p for half of them or more: an item is
+    selected only when every model finds it unlike its members, so one model can keep all out."""
     p = np.asarray(comparison.pvalues)
     if p.ndim != 2 or p.shape[1] < 2 or not p.shape[0]:
         return ""
-    counts = np.bincount(np.argmax(p, axis=1), minlength=p.shape[1])
+    holders = p == p.max(axis=1, keepdims=True)
+    alone = holders.sum(axis=1) == 1  # p-values on the 1/(m+1) grid tie often: a tie is no model's doing
+    counts = np.bincount(np.argmax(p[alone], axis=1), minlength=p.shape[1]) if alone.any() else np.zeros(p.shape[1])
     top = int(counts.argmax())
     if counts[top] < 0.5 * p.shape[0]:
         return ""
-    return (f". Or a model that cannot tell members apart keeps every item out: {models[top]} gives the largest "
+    return (f". Or a model that cannot tell members apart keeps every item out: {models[top]} alone gives the largest "
             f"p-value for {int(counts[top]):,} of the {p.shape[0]:,} items (if its scores are no detector, leave it out)")
 
 

@@ -60,8 +60,13 @@ def ids_bytes(table: ScoreTable, comparison: Comparison, method: str) -> bytes:
 
     The selection CSV holds the same ids with ``selected`` = 1; this file is for tools that take a list.
     """
-    chosen = comparison.selected(method)
-    return "".join(f"{item}\n" for item in table.test_ids[chosen]).encode("utf-8")
+    return "".join(f"{item}\n" for item in table.test_ids[comparison.selected(method)]).encode("utf-8")
+
+
+def ids_fit_lines(table: ScoreTable) -> bool:
+    """Whether every test id fits on one line of the ids file (an id holding a line break would read as two)."""
+    joined = "".join(map(str, table.test_ids))
+    return "\n" not in joined and "\r" not in joined
 
 
 def json_bytes(table: ScoreTable, comparison: Comparison, method: str, *, options: dict | None = None,

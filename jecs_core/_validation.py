@@ -23,8 +23,13 @@ from ._array_checks import (  # noqa: F401
 
 
 def check_alpha(alpha: float, name: str = "alpha") -> float:
-    """Return ``alpha`` as a float, or raise if it is not in the open interval (0, 1)."""
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+    """Return ``alpha`` as a float, or raise if it is not in the open interval (0, 1) (a 0-d array and a
+    ``Decimal`` are numbers too, as for the counts)."""
+    if isinstance(alpha, np.ndarray) and alpha.ndim == 0:
+        alpha = alpha.item()
+    if isinstance(alpha, decimal.Decimal) and alpha.is_finite():
+        alpha = float(alpha)
+    if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, numbers.Real):
         raise ValueError(f"{name} must be a number in (0, 1), got {alpha!r}")
     value = float(alpha)
     if not 0.0 < value < 1.0:

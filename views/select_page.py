@@ -79,10 +79,13 @@ def export_section(comparison, method: str, settings, *, clustered=None) -> None
                            key="download-json")
     inputs = ReportInputs(table=table, comparison=item_level, method=method, data_name=data.name, options=settings,
                           post_hoc=post_hoc, shift=shift or None)
-    if chosen != "all":  # the clean subset itself, for tools that take a list of ids
+    lines_ok = export.ids_fit_lines(table)
+    if chosen != "all" and lines_ok:  # the clean subset itself, for tools that take a list
         row[3].download_button("Clean ids (TXT)", partial(export.ids_bytes, table, comparison, chosen),
                                file_name=csv_name.replace("jecs_selection_", "jecs_clean_ids_")[:-4] + ".txt",
                                mime="text/plain", on_click="ignore", icon=":material/list:", key="download-ids")
+    elif not lines_ok:
+        row[3].caption("Some ids hold line breaks: the selection CSV lists them safely.")
     row[4].download_button("Audit report (HTML)", partial(_report_bytes, inputs),
                            file_name=report_file_name(data.name, method, comparison.alpha), mime="text/html",
                            on_click="ignore", icon=":material/summarize:", key="download-report")
@@ -91,8 +94,10 @@ def export_section(comparison, method: str, settings, *, clustered=None) -> None
 
 
 def _report_bytes(inputs: ReportInputs) -> bytes:
-    """Built on click (a deferred download), diagnostics included when this jecs_core has them."""
-    diagnostics = audit_diagnostics_or_none(inputs.table, alpha=inputs.comparison.alpha)
+    """Built on click (a deferred download), diagnostics included when this jecs_core has them: with the paper
+    JECS's own options, as the sidecar records them, never another rule's."""
+    diagnostics = audit_diagnostics_or_none(inputs.table, alpha=inputs.comparison.alpha,
+                                            **REGISTRY["jecs"].accepted(dict(inputs.options or {})))
     return build_report(replace(inputs, diagnostics=diagnostics)).encode("utf-8")
 
 

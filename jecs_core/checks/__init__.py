@@ -60,9 +60,14 @@ def look_alike_ids(table) -> list[str]:
     """A warning when item ids differ only in spaces around them, Unicode form or invisible characters
     (``a1`` and ``a1 ``, ``café`` composed and decomposed, ``ab`` and ``a\u200bb``): two items to jecs
     that print as one. Letter case is not compared: ``a1`` and ``A1`` may well be two items."""
-    splits = [[str(i) for i in ids] if not all(isinstance(i, str) for i in ids[:1]) else ids
-              for ids in (np.asarray(table.calibration_ids).tolist(), np.asarray(table.test_ids).tolist())]
-    joined = ["".join(ids) for ids in splits]  # ids built by hand may be numbers: made text above
+    splits, joined = [], []
+    for ids in (np.asarray(table.calibration_ids).tolist(), np.asarray(table.test_ids).tolist()):
+        try:
+            joined.append("".join(ids))
+        except TypeError:  # ids built by hand may be numbers, or text and numbers mixed
+            ids = [str(i) for i in ids]
+            joined.append("".join(ids))
+        splits.append(ids)
     # The common case, one scan per split: ids with no white space and only ASCII cannot look alike.
     if all(text.isascii() and not any(space in text for space in " \t\n\r\x0b\x0c") for text in joined):
         return []

@@ -19,7 +19,8 @@ which needs labels:
   mirror of the first: a perfect detector on a clean benchmark puts every test item below every
   member too, but for every model at once; one model doing so while the others overlap
   (``BELOW_SHARE`` of its test items, under half for the median other model), with spreads more
-  than ``SCALE_RATIO`` times apart, is a split on another scale. Its p-values then call every
+  than ``MIRROR_RATIO`` times apart, is likely a split on another scale; a far stronger detector
+  than the others, with tightly packed members, is the honest cause the warning names too. Its p-values then call every
   test item unlike its members, the max-p rules lean on the other models alone and select its members.
 * **A fill value**: one value on many rows (``FILL_SHARE`` of a split, ``FILL_MIN_ROWS`` at least)
   of a column whose other values almost never repeat, as a placeholder for items that failed to
@@ -41,6 +42,7 @@ ABOVE_FACTOR = 20.0
 ABOVE_MIN_ITEMS = 10
 SCALE_RATIO = 10.0  # spreads that differ more than this many times (either way) are named in the hints
 BELOW_SHARE = 0.9
+MIRROR_RATIO = 50.0  # spreads this far apart for the mirrored sign: an honest strong loss column measured 31x
 FILL_SHARE, FILL_MIN_ROWS = 0.05, 10
 _DISTINCT = 0.9  # the other values of a column with a fill value: at least this share distinct
 _FILL_ROWS = 20_000  # test rows a fill value is looked for in (evenly spaced): a 5% one shows ~1,000 times
@@ -104,9 +106,10 @@ class SplitCheck:
         shares = ", ".join(f"{m} {s:.1%}" for m, s in zip(self.models, self.below_all) if m in self.mirrored_models)
         return [f"warning: model(s) {', '.join(self.mirrored_models)} score almost every test item below every "
                 f"calibration member ({shares}) while the other models do not, and the splits' spreads differ (test "
-                f"over calibration: {self.spread_text(self.mirrored_models)}): were both splits scored on one scale "
-                "(not one in percent, or one as probabilities and one as logs)? Such a model calls every test item "
-                "unlike its members, so the rules lean on the other models alone and can select its members"]
+                f"over calibration: {self.spread_text(self.mirrored_models)}): either it tells members apart far "
+                "better than the others, or its splits were scored on two scales (one in percent, or probabilities "
+                "beside logs); in the second case it calls every test item unlike its members, so the rules lean on "
+                "the other models alone and can select its members: check that both splits were scored alike"]
 
     def _fill_lines(self) -> list[str]:
         effect = {"test": "those items get one p-value from this model whatever it saw",
@@ -220,7 +223,7 @@ def compare_splits(table, ordered: np.ndarray | None = None) -> SplitCheck:
     apart = (ratios > SCALE_RATIO) | (ratios < 1 / SCALE_RATIO)  # False for nan
     unlike = tuple(model for model, count, far in zip(table.models, above, apart) if model not in one_value and far
                    and count >= ABOVE_MIN_ITEMS and count / n >= ABOVE_FACTOR / (m + 1))
-    mirrored = _mirrored(table.models, below, apart, one_value)
+    mirrored = _mirrored(table.models, below, (ratios > MIRROR_RATIO) | (ratios < 1 / MIRROR_RATIO), one_value)
     return SplitCheck(tuple(table.models), tuple(None if np.isnan(r) else float(r) for r in ratios),
                       tuple(float(c / n) for c in above), m, unlike, constant, tuple(float(b) for b in below),
                       mirrored, _fill_values(table, ordered, one_value))
@@ -243,19 +246,25 @@ def _fill_values(table, ordered: np.ndarray, skip) -> tuple[tuple[str, str, floa
     for k, model in enumerate(table.models):
         if model in skip:
             continue
-        for split, values, rows in (("calibration", ordered[k], table.m), ("test", np.sort(sample[:, k]), table.n)):
+        for split, values, scores in (("calibration", ordered[k], table.calibration),
+                                      ("test", np.sort(sample[:, k]), table.test)):
             value = _repeated(values)
             if value is None:
                 continue
-            count = int(np.count_nonzero(table.test[:, k] == value)) if split == "test" else int(
-                np.count_nonzero(values == value))
-            if count >= max(FILL_MIN_ROWS, FILL_SHARE * rows):
-                found.append((model, split, float(value), count, rows))
+            rows = np.flatnonzero(scores[:, k] == value)
+            if rows.size < max(FILL_MIN_ROWS, FILL_SHARE * scores.shape[0]):
+                continue
+            if table.K >= 2 and bool((scores[rows] == scores[rows[0]]).all()):
+                continue  # one score row repeated under every model: copied items, which the duplicate check names
+            found.append((model, split, float(value), int(rows.size), int(scores.shape[0])))
     return tuple(found)
 
 
 def _repeated(ordered: np.ndarray) -> float | None:
-    """The most repeated value of sorted ``ordered`` when the others almost never repeat, else ``None``."""
+    """The most repeated value of sorted ``ordered`` when the others almost never repeat and it stands apart
+    from them, else ``None``. Standing apart: other values on both sides of it (no honest score piles up
+    inside its range), or a gap of at least the others' interquartile range beside it. A pile at the edge
+    with no gap is a clipped or censored score (probabilities of 1.0, losses of 0 for very short texts)."""
     if ordered.size < FILL_MIN_ROWS:
         return None
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
@@ -264,4 +273,10 @@ def _repeated(ordered: np.ndarray) -> float | None:
     rest = ordered.size - counts[top]
     if counts[top] < max(FILL_MIN_ROWS, FILL_SHARE * ordered.size) or (starts.size - 1) < _DISTINCT * rest:
         return None
-    return float(ordered[starts[top]])
+    value = float(ordered[starts[top]])
+    others = np.r_[ordered[:starts[top]], ordered[starts[top] + counts[top]:]]
+    if others.size < 2 or (others[0] < value < others[-1]):
+        return value if others.size >= 2 else None
+    low, high = np.quantile(others, [0.25, 0.75])
+    gap = others[0] - value if value < others[0] else value - others[-1]
+    return value if gap >= (high - low) else None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,6 +17,7 @@ from .._validation import (  # noqa: F401  (re-exported for callers)
     check_positive_int,
     check_seed,
 )
+from .._warn import warn_at_caller
 from ..data import ScoreTable, table_from_frame
 from ..rules import METHODS, REGISTRY, declared_options
 
@@ -124,12 +124,11 @@ def bounded_counts(options: RuleOptions) -> dict[str, int]:
     return {name: value for name, value in options.values if declared[name][0].at_most_n and isinstance(value, int)}
 
 
-def warn_above_drawn(counts, n_drawn: int, draw_fraction: float, name: str, *, stacklevel: int) -> None:
+def warn_above_drawn(counts, n_drawn: int, draw_fraction: float, name: str) -> None:
     """One warning for the counts above the ``n_drawn`` test items of a repetition: each repetition cuts ``k_n`` to
     its tail, itself within those items, so such a count gives the result of ``n_drawn`` (both paths cut it so)."""
     above = [int(value) for value in counts if value > n_drawn]
     if above:
-        warnings.warn(f"{name}: {', '.join(map(str, above))} above the {n_drawn:,} test items drawn per repetition "
-                      f"(draw_fraction {draw_fraction:g}): k_n is cut to the tail above lambda, at most that many, "
-                      "so these settings agree with one another and with that count",
-                      UserWarning, stacklevel=stacklevel + 1)
+        warn_at_caller(f"{name}: {', '.join(map(str, above))} above the {n_drawn:,} test items drawn per repetition "
+                       f"(draw_fraction {draw_fraction:g}): k_n is cut to the tail above lambda, at most that many, "
+                       "so these settings agree with one another and with that count")

@@ -205,7 +205,7 @@ def evaluate(
 
     plan = draw_plan(table.m, table.n, reps=reps, fraction=draw_fraction, seed=seed)
     for name, value in _params.bounded_counts(options).items():
-        _params.warn_above_drawn([value], plan.n_drawn, draw_fraction, name, stacklevel=2)
+        _params.warn_above_drawn([value], plan.n_drawn, draw_fraction, name)
     runs = run_protocol(table, plan, alphas=alphas, methods=methods, settings=(options,), workers=workers,
                         accelerate=accelerate, progress=progress)
     return evaluation_from_runs(runs, plan, table, options=options, draw_fraction=draw_fraction)

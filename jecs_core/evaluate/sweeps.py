@@ -67,10 +67,10 @@ def _common(table, alphas, reps, seed, methods, draw_fraction, workers, progress
     )
 
 
-def _warn_fixed_above_drawn(options: RuleOptions, plan, draw_fraction: float, *, stacklevel: int) -> None:
+def _warn_fixed_above_drawn(options: RuleOptions, plan, draw_fraction: float) -> None:
     """As :func:`jecs_core.evaluate.evaluate` warns: a fixed count (``knn``) above the items a repetition draws."""
     for name, value in _params.bounded_counts(options).items():
-        _params.warn_above_drawn([value], plan.n_drawn, draw_fraction, name, stacklevel=stacklevel)
+        _params.warn_above_drawn([value], plan.n_drawn, draw_fraction, name)
 
 
 def _sweep_settings(table, parameter: str, entries: Sequence[tuple[str, float, RuleOptions]], *, alphas, reps, seed,
@@ -88,9 +88,9 @@ def _sweep_settings(table, parameter: str, entries: Sequence[tuple[str, float, R
     settings = [_params.check_within_table(s, table.n) for _, _, s in entries]  # a fixed knn, as evaluate
     plan = draw_plan(table.m, table.n, reps=reps, fraction=draw_fraction, seed=seed)
     if parameter == "knn":  # the automatic k_n is NaN here, above no count
-        _params.warn_above_drawn([v for _, v, _ in entries], plan.n_drawn, draw_fraction, "knns", stacklevel=3)
+        _params.warn_above_drawn([v for _, v, _ in entries], plan.n_drawn, draw_fraction, "knns")
     else:
-        _warn_fixed_above_drawn(settings[0], plan, draw_fraction, stacklevel=4)
+        _warn_fixed_above_drawn(settings[0], plan, draw_fraction)
     runs = run_protocol(table, plan, alphas=alphas, methods=methods, settings=settings, workers=workers, progress=progress)
     return summary_frame(_rows(runs, parameter, [(label, value) for label, value, _ in entries]), LEADING_COLUMNS)
 
@@ -233,7 +233,7 @@ def sweep_tables(
     for t, (label, value, table) in enumerate(checked):
         _params.check_within_table(options, table.n)
         plan = draw_plan(table.m, table.n, reps=reps, fraction=draw_fraction, seed=seed)
-        _warn_fixed_above_drawn(options, plan, draw_fraction, stacklevel=3)
+        _warn_fixed_above_drawn(options, plan, draw_fraction)
         runs = run_protocol(table, plan, alphas=alphas, methods=methods, settings=(options,), workers=workers,
                             progress=progress, progress_offset=t * reps, progress_total=len(checked) * reps)
         rows += _rows(runs, parameter, [(label, value)])

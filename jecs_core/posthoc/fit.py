@@ -11,7 +11,6 @@ the conformal granularity effect are in ``docs/GUARANTEES.md``.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -20,6 +19,7 @@ import numpy as np
 from .._rows import row_max
 from .._shared_max_p import sorted_max_p
 from .._validation import check_fraction, check_mask, check_positive_int, check_pvalue_matrix
+from .._warn import warn_at_caller
 from .closed_simes import hommel_h, max_null, top_set_max_null, u_index
 from .urn import grid_index, urn_max_null, urn_resolves, urn_template, urn_top_sets
 
@@ -186,8 +186,8 @@ def _prepared(pvalues, delta, calibration_size) -> _Prepared:
     m = None if calibration_size is None else check_positive_int(calibration_size, "calibration_size")
     grid = None if m is None else grid_index(p_max, m)
     if m is not None and grid is None:  # said on every public path: fit_post_hoc, post_hoc_bound, post_hoc_path
-        warnings.warn(f"calibration_size: unused, as the p-values are not on the j / (m + 1) grid of m = {m} "
-                      "(weighted p-values?); the bound is closed testing alone", UserWarning, stacklevel=4)
+        warn_at_caller(f"calibration_size: unused, as the p-values are not on the j / (m + 1) grid of m = {m} "
+                       "(weighted p-values?); the bound is closed testing alone")
     if grid is not None and (grid.size == 0 or grid.min() < 1 or not urn_resolves(delta / 2)):
         # A p-value of 0 is not a conformal p-value; an empty table needs no urn; a delta the urn's
         # draws cannot certify leaves closed testing alone, at the whole delta.

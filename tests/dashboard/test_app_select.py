@@ -236,3 +236,31 @@ def test_the_asymptotic_rule_says_what_it_needs(at):
     captions = " ".join(c.value for c in at.caption)
     for rule in asymptotic:
         assert f"{rule.label}: {rule.guarantee.description}. {rule.summary}" in captions
+
+
+def test_ids_holding_line_breaks_get_no_ids_file():
+    from types import SimpleNamespace
+
+    from dashboard import export
+
+    assert export.ids_fit_lines(SimpleNamespace(test_ids=np.array(["a", "b c"])))
+    assert not export.ids_fit_lines(SimpleNamespace(test_ids=np.array(["a", "t\n1"])))
+    assert not export.ids_fit_lines(SimpleNamespace(test_ids=np.array(["a", "t\r1"])))
+
+
+def test_the_reports_diagnostics_take_the_pages_paper_jecs_options(monkeypatch):
+    registered = {}
+    original = MediaFileManager.add_deferred
+
+    def spy(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        registered[file_name] = data_callable
+        return original(self, data_callable, mimetype, coordinates, file_name=file_name, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", spy)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"lam": "0.6", "view": "export"})
+    at.run()
+    assert not at.exception
+    report = next(name for name in registered if name.startswith("jecs_report"))
+    page = registered[report]().decode("utf-8")
+    assert "JECS tail: lambda = 0.6" in page  # as the sidecar's diagnostics, not the default data-driven lambda

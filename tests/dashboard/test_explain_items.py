@@ -122,7 +122,7 @@ def test_a_model_that_keeps_every_item_out_is_named_beside_the_calibration_advic
     table = jecs_core.table_from_frame(frame)
     comparison = jecs_core.compare_methods(table, alpha=0.1, methods=["jmcs"])
     (method, message), = [w for w in explain.selection_warnings(table, comparison) if w[0] == "jmcs"]
-    assert "selects nothing" in message and ". Or a model that cannot tell members apart keeps every item out: junk" \
+    assert "selects nothing" in message and ". Or a model that cannot tell members apart keeps every item out: junk alone" \
         in message
     clean = jecs_core.table_from_frame(frame.drop(columns="score_junk"))
     found = explain.selection_warnings(clean, jecs_core.compare_methods(clean, alpha=0.1, methods=["jmcs"]))
@@ -151,3 +151,13 @@ def test_the_page_says_when_it_skips_the_near_duplicate_pass(monkeypatch):
     comparison = jecs_core.compare_methods(loaded, alpha=0.1, methods=[jecs_core.DEFAULT_METHOD])
     messages = [m for _, m in explain.selection_warnings(loaded, comparison)]
     assert "Near-duplicate texts not checked above 1 test items (n = 2); jecs select checks up to 50,000" in messages
+
+
+def test_tied_largest_p_values_name_no_model():
+    from types import SimpleNamespace
+
+    p = np.full((100, 3), 0.05)  # every item's p-values tie on the coarse grid
+    p[:60] = [0.9, 0.85, 0.8]
+    assert explain._blocking_model(SimpleNamespace(pvalues=p), ("alpha", "beta", "gamma")).count("alpha") == 1
+    p[:60] = [0.9, 0.9, 0.9]  # ties everywhere: no model holds the max-p alone
+    assert explain._blocking_model(SimpleNamespace(pvalues=p), ("alpha", "beta", "gamma")) == ""

@@ -127,3 +127,15 @@ def test_a_masked_boolean_column_is_refused_on_every_path(check):
     masked = np.ma.masked_array([True, False, True], mask=[0, 1, 0])
     with pytest.raises(ValueError, match=r"^correct has masked values; fill or drop the masked values first$"):
         check(masked)
+
+
+def test_a_level_takes_the_number_spellings_a_count_takes():
+    import decimal
+
+    from jecs_core._validation import check_alpha
+
+    for spelt in (0.1, np.float32(0.1), np.array(0.1), decimal.Decimal("0.1")):
+        assert abs(check_alpha(spelt) - 0.1) < 1e-7
+    for bad in (decimal.Decimal("NaN"), np.array([0.1]), np.bool_(True), "0.1", True):
+        with pytest.raises(ValueError, match=r"^alpha must be a number in \(0, 1\)"):
+            check_alpha(bad)

@@ -51,6 +51,19 @@ def test_a_perfect_detector_on_a_clean_benchmark_is_no_mistake():
     assert min(check.below_all) > 0.99 and check.mirrored_models == ()
 
 
+def test_one_far_stronger_loss_column_is_no_mistake():
+    rng = np.random.default_rng(0)
+    m, n = 500, 5_000  # members packed tightly near 0, non-members far below: 95% of test items under every member
+    member = rng.random(n) < 0.05
+    frame = pd.DataFrame({"item_id": [f"i{j}" for j in range(m + n)], "split": ["calibration"] * m + ["test"] * n,
+                          "score_m0": np.r_[rng.normal(-0.05, 0.03, m),
+                                            np.where(member, rng.normal(-0.05, 0.03, n), rng.normal(-2.5, 0.8, n))]})
+    for k in range(1, 4):  # weaker detectors
+        frame[f"score_m{k}"] = np.r_[rng.normal(1, 1, m), np.where(member, rng.normal(1, 1, n), rng.normal(0.8, 1, n))]
+    check = compare_splits(jc.table_from_frame(frame))
+    assert check.below_all[0] > 0.9 and check.spread_ratio[0] > 10 and check.mirrored_models == ()
+
+
 def test_the_bundled_tables_have_no_mirrored_model_and_no_fill_value(real):
     for frame in (real, pd.read_csv(REAL.parents[1] / "synthetic_k4.csv")):
         check = compare_splits(jc.table_from_frame(frame))
@@ -58,7 +71,8 @@ def test_the_bundled_tables_have_no_mirrored_model_and_no_fill_value(real):
 
 
 @pytest.mark.parametrize(("split", "value", "rows"), [("test", -999.0, slice(None, None, 9)),
-                                                       ("calibration", 0.0, slice(0, 120))])
+                                                       ("calibration", -999.0, slice(0, 40)),
+                                                       ("calibration", -1.25, slice(0, 120))])  # inside the range
 def test_a_fill_value_is_named_with_its_split_and_count(real, split, value, rows):
     frame = real.copy()
     index = frame.index[frame["split"] == split][rows]
@@ -67,6 +81,24 @@ def test_a_fill_value_is_named_with_its_split_and_count(real, split, value, rows
     assert check.fill_values == (("ft04", split, value, len(index), int((frame["split"] == split).sum())),)
     line = next(w for w in _warnings(frame) if "failed to score" in w)
     assert line.startswith(f"warning: model ft04: {len(index):,} of its") and f"{split} scores are {value!r}" in line
+
+
+@pytest.mark.parametrize("clip", ["low", "high"])
+def test_clipped_scores_pile_at_their_edge_without_being_fill_values(clip):
+    rng = np.random.default_rng(4)  # max(0, N(0.5, 1)) or min(1, ...): a pile at the edge, no gap beside it
+    raw = rng.normal(0.5, 1, (2_300, 2))
+    scores = np.maximum(raw, 0.0) if clip == "low" else np.minimum(raw, 1.0)
+    frame = pd.DataFrame({"item_id": [f"i{j}" for j in range(2_300)], "split": ["calibration"] * 300 + ["test"] * 2_000,
+                          "score_a": scores[:, 0], "score_b": rng.normal(0, 1, 2_300)})
+    assert compare_splits(jc.table_from_frame(frame)).fill_values == ()
+
+
+def test_copied_items_are_left_to_the_duplicate_check(real):
+    frame = real.copy()
+    test = frame.index[frame["split"] == "test"]
+    score_columns = [c for c in frame if c.startswith("score_")]
+    frame.loc[test[1:40], score_columns] = frame.loc[test[0], score_columns].to_numpy()  # 40 copies of one item
+    assert compare_splits(jc.table_from_frame(frame)).fill_values == ()
 
 
 def test_discrete_scores_repeat_without_being_fill_values():

@@ -102,3 +102,12 @@ def test_results_matching_no_test_item_name_the_unicode_spelling():
     message = str(caught.value)
     assert "first result is for item id 'e\\u0301t0' and the table's first test item id is '\\xe9t0'" in message
     assert "20 of them match a test id once Unicode forms and invisible characters are folded" in message
+
+
+def test_ids_mixing_text_and_numbers_are_read_as_text():
+    from types import SimpleNamespace
+
+    table = SimpleNamespace(calibration_ids=np.array(["c0", 1, 2], dtype=object),
+                            test_ids=np.array(["t0", 3, "3 "], dtype=object))
+    (line,) = look_alike_ids(table)  # 3 and '3 ' print alike
+    assert "'3' and '3 '" in line
