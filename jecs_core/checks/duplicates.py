@@ -120,6 +120,18 @@ def row_hashes(values: np.ndarray) -> np.ndarray:
     return hashed
 
 
+def copy_labels(values: np.ndarray) -> np.ndarray:
+    """:func:`row_labels` of the test rows with each score rounded to float32's 24 significant bits.
+
+    A text scored twice (another batch, another GPU kernel) differs by float noise, 1e-9 or so, yet
+    its copies fall below the same calibration values together just as exact copies do, which the
+    post-hoc bound's urn cannot allow for (``docs/GUARANTEES.md``). Rounding is done in float64, so no
+    score overflows as a float32 cast would.
+    """
+    mantissa, exponent = np.frexp(np.asarray(values, dtype=float))
+    return row_labels(np.ldexp(np.round(mantissa * 2.0**24) / 2.0**24, exponent))
+
+
 def row_labels(values: np.ndarray) -> np.ndarray:
     """One label per row, equal exactly for equal rows (``==``, so -0.0 ties 0.0, as ``np.unique`` ties them).
 
@@ -252,7 +264,7 @@ def find_duplicates(table, *, text_column: str = TEXT_COLUMN, near: bool = True,
     DuplicateReport
     """
     n, notes = table.n, []
-    score_groups, score_rows, src, dst = _groups(row_labels(table.test))
+    score_groups, score_rows, src, dst = _groups(copy_labels(table.test))
     edges_src, edges_dst = [src], [dst]
     text_groups = text_rows = near_groups = near_rows = 0
     if text_column in table.test_extra.columns and n:

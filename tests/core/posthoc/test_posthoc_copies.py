@@ -25,9 +25,12 @@ from jecs_core.posthoc import fit_post_hoc, post_hoc_calibration_size
 ALPHAS = np.linspace(0.02, 0.5, 13)
 
 
-def _frame(rng, *, unique_members: int, copies: int, clean: int, m: int, texts: bool = False) -> pd.DataFrame:
-    """One model; calibration members and contaminated test items share a law, clean items score lower."""
+def _frame(rng, *, unique_members: int, copies: int, clean: int, m: int, texts: bool = False,
+           noise: float = 0.0) -> pd.DataFrame:
+    """One model; calibration members and contaminated test items share a law, clean items score lower;
+    ``noise`` perturbs each copy's score (a text scored again, on another batch)."""
     members = np.repeat(rng.normal(size=unique_members), copies)
+    members = members + noise * rng.standard_normal(members.size)
     test = np.concatenate([members, rng.normal(-3.0, 1.0, clean)])
     frame = pd.DataFrame({
         "item_id": [f"c{i}" for i in range(m)] + [f"t{i}" for i in range(test.size)],
@@ -52,12 +55,13 @@ def _violated(table, calibration_size, delta) -> bool:
     return any((rule.select(a).selected & bad).sum() > fit.bound(rule.select(a).selected) for a in ALPHAS)
 
 
-def test_copied_contaminated_items_break_the_urn_and_not_the_bound_chosen_for_them():
+@pytest.mark.parametrize("noise", [0.0, 1e-9])  # exact copies, and copies scored again with float noise
+def test_copied_contaminated_items_break_the_urn_and_not_the_bound_chosen_for_them(noise):
     rng = np.random.default_rng(20261129)
     delta, reps = 0.1, 200
     urn = chosen = 0
     for _ in range(reps):
-        table = jc.table_from_frame(_frame(rng, unique_members=20, copies=50, clean=300, m=1000))
+        table = jc.table_from_frame(_frame(rng, unique_members=20, copies=50, clean=300, m=1000, noise=noise))
         size = post_hoc_calibration_size(table)
         assert size is None
         urn += _violated(table, table.m, delta)
@@ -144,3 +148,25 @@ def test_covariate_aware_p_values_leave_the_urn_out_and_warn_nowhere():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # "calibration_size: unused" would fail here
         leaderboard(table, results, alpha=0.2, covariates="all", shift_method="weighted")
+
+
+def test_copies_at_float_noise_are_named_as_copies_and_distinct_scores_are_not():
+    rng = np.random.default_rng(3)
+    noisy = jc.table_from_frame(_frame(rng, unique_members=20, copies=5, clean=100, m=300, noise=1e-9))
+    report = find_duplicates(noisy, near=False)
+    # A copy whose noise straddles a rounding step stays apart; its group is still found by the others.
+    assert report.score_groups == 20 and 90 <= report.score_rows <= 100 and report.exact
+    assert post_hoc_calibration_size(noisy) is None
+    apart = jc.table_from_frame(_frame(rng, unique_members=20, copies=5, clean=100, m=300, noise=1e-4))
+    assert find_duplicates(apart, near=False).score_groups == 0 and post_hoc_calibration_size(apart) == 300
+
+
+@pytest.mark.parametrize(("shift_method", "urn"), [("none", True), ("weighted", False), ("residual", False)])
+def test_only_the_tables_plain_p_values_keep_the_urn(shift_method, urn):
+    from jecs_core.simulate.shift_scenarios import location_shift
+
+    table = jc.table_from_frame(location_shift(np.random.default_rng(0)))
+    p = jc.table_pvalues(table, covariates="all", shift_method=shift_method)
+    comparison = jc.compare_pvalues(p, alpha=0.2)
+    # residual p-values sit on the j / (m + 1) grid too: the urn is left out for what made them, not their values
+    assert (post_hoc_calibration_size(table, comparison=comparison) == table.m) is urn
