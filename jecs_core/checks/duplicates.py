@@ -129,7 +129,12 @@ def copy_labels(values: np.ndarray) -> np.ndarray:
     score overflows as a float32 cast would.
     """
     mantissa, exponent = np.frexp(np.asarray(values, dtype=float))
-    return row_labels(np.ldexp(np.round(mantissa * 2.0**24) / 2.0**24, exponent))
+    mantissa *= 2.0**24  # in place: at 10^6 x 16 each new array is 128 MB to fault in
+    np.round(mantissa, out=mantissa)
+    mantissa /= 2.0**24
+    np.ldexp(mantissa, exponent, out=mantissa)
+    del exponent
+    return row_labels(mantissa)
 
 
 def row_labels(values: np.ndarray) -> np.ndarray:
