@@ -139,19 +139,25 @@ def format_leaderboard(board, *, scores: str, results: str) -> str:
     from ..posthoc.report import confidence_percent
 
     pct = f"{board.confidence:.0%}"
+    frame = by_rank(board.frame)
+    # Columns as wide as their widest entry: lm-eval's model folders run long, a 0-100 metric's intervals too.
+    width = max([20, *(len(str(m)) + 2 for m in frame["model"])])
+    cell = max([17, *(len(f"[{_number(lo)}, {_number(hi)}]") + 1 for lo, hi in
+                      zip([*frame["ci_low"], *frame["bound_low"]], [*frame["ci_high"], *frame["bound_high"]]))])
     lines = [
         f"input: {scores}   results: {results}   metric: {board.metric} ({'0/1' if board.binary else 'mean'})",
         f"clean subset: {REGISTRY[board.method].label} at alpha = {board.alpha:g}: {board.n_clean} of "
         f"{board.selected.shape[0]} test items; at most {board.max_contaminated} contaminated with "
         f"{confidence_percent(board.delta)} confidence (post-hoc bound)",
-        f"{'rank':>4}  {'model':<20}{'clean':>8}  {pct + ' interval':<17}{'truly clean':<17}{'n_clean':>8}"
+        f"{'rank':>4}  {'model':<{width}}{'clean':>8}  {pct + ' interval':<{cell}}{'truly clean':<{cell}}{'n_clean':>8}"
         f"{'all':>8}{'n_all':>8}{'rank_all':>9}{'move':>6}  inflation [{pct}]",
     ]
-    for row in by_rank(board.frame).itertuples(index=False):
+    for row in frame.itertuples(index=False):
         interval = f"[{_number(row.ci_low)}, {_number(row.ci_high)}]"
         truly = f"[{_number(row.bound_low)}, {_number(row.bound_high)}]"
         inflation = f"{_number(row.inflation, 4)} [{_number(row.inflation_low, 4)}, {_number(row.inflation_high, 4)}]"
-        lines.append(f"{_rank(row.rank_clean):>4}  {str(row.model):<20}{_number(row.accuracy_clean):>8}  {interval:<17}{truly:<17}"
+        lines.append(f"{_rank(row.rank_clean):>4}  {str(row.model):<{width}}{_number(row.accuracy_clean):>8}  "
+                     f"{interval:<{cell}}{truly:<{cell}}"
                      f"{row.n_clean:>8}{_number(row.accuracy_all):>8}{row.n_all:>8}{_rank(row.rank_all):>9}"
                      f"{_move(row.move):>6}  {inflation}")
     if not board.n_clean:
@@ -163,7 +169,11 @@ def format_leaderboard(board, *, scores: str, results: str) -> str:
     head = f"significant differences on the clean subset ({test}Holm, family-wise error {board.level:g}):"
     lines.append(head + ("" if len(significant) else " none"))
     for row in significant.itertuples(index=False):
-        lines.append(f"  {row.model_a} > {row.model_b}: {_number(row.mean_a)} vs {_number(row.mean_b)} on "
+        # Oriented by the test's own means on the shared items: where a model lacks some results, the ranks
+        # (over each model's own items) can put the pair the other way round.
+        (high, high_mean), (low, low_mean) = sorted(((row.model_a, row.mean_a), (row.model_b, row.mean_b)),
+                                                    key=lambda pair: -pair[1])
+        lines.append(f"  {high} > {low}: {_number(high_mean)} vs {_number(low_mean)} on "
                      f"{row.n_shared} shared items, adjusted p = {row.p_holm:.3g}")
     return "\n".join(lines)
 

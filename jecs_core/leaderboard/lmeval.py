@@ -53,7 +53,15 @@ def _numeric_fields(record: dict) -> list[str]:
     return sorted(k for k, v in record.items() if isinstance(v, (int, float)) and k != "doc_id")
 
 
+# Fields lm-eval writes beside the metrics of every sample: never a per-item score.
+OWN_FIELDS = frozenset({"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics"})
+
+
 def _value(record: dict, key: str, where: str) -> float:
+    if key in OWN_FIELDS or key.endswith("_hash"):
+        names = record.get("metrics") if isinstance(record.get("metrics"), list) else _numeric_fields(record)
+        raise ValueError(f"{where}: {key!r} is a field lm-eval writes for every sample, not a metric; this log's "
+                         f"metrics are {[str(n) for n in names]} (choose one with --metric)")
     if key not in record:
         raise ValueError(f"{where}: no per-sample metric {key!r}; this line's numeric fields are {_numeric_fields(record)} "
                          "(choose one with --metric)")
@@ -125,13 +133,21 @@ def _record(line, where: str, first: bool, source: str):
     if not text.strip():
         return None
     try:
-        return json.loads(text)
+        record = json.loads(text)
     except ValueError as exc:  # JSONDecodeError, or an integer past Python's digit limit for int()
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else " ".join(str(exc).split())
+        reason = " ".join(str(exc).split())
+        if isinstance(exc, json.JSONDecodeError):
+            # The text ends before the object does (a string left open, or the last value missing).
+            cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(text.rstrip()) - 1
+            reason = (f"{exc.msg.removesuffix(' at')} at column {exc.colno}" + ("; the line is cut off (an interrupted run?)" if cut
+                                                              else ""))
         raise ValueError(f"{where}: not valid JSON ({reason})"
                          + (_not_a_log_hint(source, line, text) if first else "")) from None
     except RecursionError:
         raise ValueError(f"{where}: not valid JSON (nested too deeply)") from None
+    if record is None:  # a "null" line: no sample, and not the blank line a writer may leave
+        raise ValueError(f"{where}: expected a JSON object per line, got null")
+    return record
 
 
 def parse_samples_lines(lines, *, metric: str, id_field: str | None, source: str) -> SampleLog:

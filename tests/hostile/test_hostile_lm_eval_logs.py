@@ -107,3 +107,24 @@ def test_a_results_row_without_a_model_name_is_named(tmp_path):
     path.write_text("item_id,model,correct\n0,a,1\n1,a,NaN\n")
     with pytest.raises(ValueError, match=r"column 'correct' row 2 holds no value \(an empty cell, NA, NaN or null\)"):
         load_results(path)
+
+
+def test_a_null_line_and_a_cut_off_line_are_named(tmp_path):
+    log = _log(tmp_path / "samples_t_1.jsonl", _rows())
+    text = log.read_text(encoding="utf-8").splitlines()
+    log.write_text("\n".join([*text[:2], "null", *text[3:]]) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"^{log} line 3: expected a JSON object per line, got null$"):
+        load_results([f"a={log}"], metric="acc")
+    log.write_text("\n".join([*text[:3], text[3][:-25]]) + "\n", encoding="utf-8")  # a run killed mid-write
+    with pytest.raises(ValueError, match=r"line 4: not valid JSON \(Unterminated string starting at column \d+; "
+                                         r"the line is cut off \(an interrupted run\?\)\)$"):
+        load_results([f"a={log}"], metric="acc")
+
+
+@pytest.mark.parametrize("field", ["doc_id", "resps", "metrics", "doc_hash"])
+def test_lm_evals_own_fields_are_no_metric(field, tmp_path):
+    rows = [{**row, "metrics": ["acc"], "resps": [["x"]], "doc_hash": "h"} for row in _rows()]
+    log = _log(tmp_path / "samples_t_1.jsonl", rows)
+    with pytest.raises(ValueError, match=rf"'{field}' is a field lm-eval writes for every sample, not a metric; "
+                                         r"this log's metrics are \['acc'\]"):
+        load_results([f"a={log}"], metric=field)

@@ -157,3 +157,31 @@ def test_a_score_table_after_results_gets_a_hint_and_double_dash_works(results_c
     assert "required: scores" in err and "put SCORES before --results" in err
     assert main(["leaderboard", "--alpha", "0.2", "--results", str(results_csv), "--", SAMPLE]) == 0
     assert capsys.readouterr().out.splitlines()[1].startswith("clean subset: ")
+
+
+def test_a_significant_pair_is_printed_the_way_its_shared_items_point(results_csv):
+    """m2 leads on the clean ranks; on the items both have results for, m0 is better: the line says m0 > m2."""
+    import dataclasses
+
+    from jecs_core.cli.leaderboard import format_leaderboard
+    from jecs_core.leaderboard import load_results
+    from jecs_core.leaderboard.board import leaderboard
+
+    board = leaderboard(load_scores(SAMPLE), load_results(results_csv), alpha=0.2)
+    pair = board.pairwise.iloc[:1].assign(model_a="m2", model_b="m0", mean_a=0.1, mean_b=0.6, significant=True,
+                                          p_holm=1e-5, n_shared=50)
+    text = format_leaderboard(dataclasses.replace(board, pairwise=pair), scores="s.csv", results="r.csv")
+    assert "  m0 > m2: 0.600 vs 0.100 on 50 shared items, adjusted p = 1e-05" in text
+
+
+def test_long_model_names_keep_the_columns_aligned(results_csv, tmp_path, capsys):
+    frame = pd.read_csv(results_csv).rename(columns={"correct_m0": "correct_meta-llama__Meta-Llama-3.1-8B-Instruct"})
+    scores = pd.read_csv(SAMPLE).rename(columns={"score_m0": "score_meta-llama__Meta-Llama-3.1-8B-Instruct",
+                                                 "member_m0": "member_meta-llama__Meta-Llama-3.1-8B-Instruct"})
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    scores.to_csv(tmp_path / "s.csv", index=False)
+    assert main(["leaderboard", str(tmp_path / "s.csv"), "--results", str(tmp_path / "r.csv"), "--alpha", "0.2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    header = next(line for line in out if line.startswith("rank"))
+    rows = [line for line in out if line[:4].strip().isdigit()]
+    assert len(rows) == 4 and {line.index("[") for line in rows} == {header.index("95% interval")}
