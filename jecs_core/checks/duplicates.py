@@ -1,10 +1,9 @@
-"""Duplicated items: identical score rows, identical texts, near-duplicate texts, and their clusters.
+"""Duplicated items: identical score rows (to float noise), identical and near-duplicate texts, their clusters.
 
-Storey-BH on max-p treats items as independent; copies and paraphrases of one item break that and,
-when a cluster is contaminated, the realized contamination rate can exceed alpha (docs/GUARANTEES.md,
-"Duplicated items"). Near-duplicates are found with MinHash LSH from the ``datasketch`` library
-(the ``text`` extra); without it, only exact copies are counted and a note says so.
-"""
+Storey-BH on max-p treats items as independent; copies and paraphrases of one item break that and, when
+a cluster is contaminated, the realized contamination rate can exceed alpha (docs/GUARANTEES.md,
+"Duplicated items"). Near-duplicates are found with MinHash LSH from ``datasketch`` (the ``text``
+extra); without it, only exact copies are counted and a note says so."""
 
 from __future__ import annotations
 
@@ -24,8 +23,7 @@ NEAR_THRESHOLD = 0.8
 NUM_PERM = 64
 # MinHash runs in Python per text: above this many test texts the near-duplicate pass is skipped (with a note).
 NEAR_MAX_TEXTS = 50_000
-# Calibration rows: warn when at least this share of them repeat an earlier row.
-CALIBRATION_COPY_SHARE = 0.2
+CALIBRATION_COPY_SHARE = 0.2  # calibration rows: warn when at least this share of them repeat an earlier row
 MISSING_EXTRA = "note: near-duplicate texts not checked: install the 'text' extra (pip install 'jecs[text]', datasketch)"
 
 
@@ -108,37 +106,38 @@ def _groups(labels: np.ndarray) -> tuple[int, int, np.ndarray, np.ndarray]:
     return int((counts > 1).sum()), int(inside.sum()), order[:-1][same], order[1:][same]
 
 
-def row_hashes(values: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of each row: equal rows (``==``, so -0.0 and 0.0 alike) hash alike, in any table."""
+def _same(column: np.ndarray) -> np.ndarray:
+    return column + 0.0  # -0.0 becomes 0.0: equal values hash alike (and a copy, never the table itself)
+
+
+def _noise_rounded(column: np.ndarray) -> np.ndarray:
+    """``column`` rounded to float32's 24 significant bits, in float64 (so no score overflows as a cast would)."""
+    mantissa, exponent = np.frexp(np.asarray(column, dtype=float))
+    return np.ldexp(np.round(mantissa * 2.0**24) / 2.0**24, exponent) + 0.0
+
+
+def row_hashes(values: np.ndarray, form=_same) -> np.ndarray:
+    """A 64-bit hash of each row of ``form`` (per column) of ``values``: rows equal there hash alike."""
     hashed = np.zeros(values.shape[0], dtype=np.uint64)
     # A block of rows at a time, a column at a time: the buffers stay small beside the table's scores.
     for rows in row_blocks(values.shape[0]):
         block, into = values[rows], hashed[rows]
-        for k in range(values.shape[1]):  # + 0.0 turns -0.0 into 0.0: equal values hash alike
+        for k in range(values.shape[1]):
             into *= np.uint64(0x100000001B3)
-            into ^= pd.util.hash_array(block[:, k] + 0.0)
+            into ^= pd.util.hash_array(form(block[:, k]))
     return hashed
 
 
 def copy_labels(values: np.ndarray) -> np.ndarray:
-    """:func:`row_labels` of the test rows with each score rounded to float32's 24 significant bits.
-
-    A text scored twice (another batch, another GPU kernel) differs by float noise, 1e-9 or so, yet
-    its copies fall below the same calibration values together just as exact copies do, which the
-    post-hoc bound's urn cannot allow for (``docs/GUARANTEES.md``). Rounding is done in float64, so no
-    score overflows as a float32 cast would.
-    """
-    mantissa, exponent = np.frexp(np.asarray(values, dtype=float))
-    mantissa *= 2.0**24  # in place: at 10^6 x 16 each new array is 128 MB to fault in
-    np.round(mantissa, out=mantissa)
-    mantissa /= 2.0**24
-    np.ldexp(mantissa, exponent, out=mantissa)
-    del exponent
-    return row_labels(mantissa)
+    """:func:`row_labels` with each score rounded to float32's 24 significant bits: a text scored twice differs
+    by float noise, yet its copies fall below the same calibration values together as exact copies do, which
+    the post-hoc bound's urn cannot allow for (``docs/GUARANTEES.md``). Rounded a column at a time."""
+    return row_labels(np.asarray(values, dtype=float), form=_noise_rounded)
 
 
-def row_labels(values: np.ndarray) -> np.ndarray:
-    """One label per row, equal exactly for equal rows (``==``, so -0.0 ties 0.0, as ``np.unique`` ties them).
+def row_labels(values: np.ndarray, form=_same) -> np.ndarray:
+    """One label per row, equal exactly for equal rows (``==``, so -0.0 ties 0.0, as ``np.unique`` ties them);
+    ``form`` compares each column after a transform (:func:`copy_labels` rounds to float noise).
 
     A hash of each row, factorized. Rows with distinct hashes are distinct; where some rows share a
     hash, each row is checked against its group's first row, and the sort of ``np.unique(axis=0)``
@@ -147,7 +146,7 @@ def row_labels(values: np.ndarray) -> np.ndarray:
     n = values.shape[0]
     if n == 0:
         return np.empty(0, int)
-    hashed = row_hashes(values)
+    hashed = row_hashes(values, form)
     ordered = np.sort(hashed)
     if (ordered[1:] != ordered[:-1]).all():  # no two rows share a hash, so no two rows are equal
         return np.arange(n)  # the labels factorize gives distinct values: their order of appearance
@@ -156,9 +155,10 @@ def row_labels(values: np.ndarray) -> np.ndarray:
     first = np.empty(labels.max() + 1, dtype=np.intp)
     first[labels[::-1]] = np.arange(values.shape[0])[::-1]  # the first row of each label
     at_first = first[labels]
-    if all(np.array_equal(values[:, k], values[at_first, k]) for k in range(values.shape[1])):
+    if all(np.array_equal(form(values[:, k]), form(values[at_first, k])) for k in range(values.shape[1])):
         return labels
-    return np.unique(values, axis=0, return_inverse=True)[1].ravel()
+    formed = np.column_stack([form(values[:, k]) for k in range(values.shape[1])])  # two rows shared a hash: rare
+    return np.unique(formed, axis=0, return_inverse=True)[1].ravel()
 
 
 def normalised(texts) -> pd.Series:
