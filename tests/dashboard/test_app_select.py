@@ -25,6 +25,20 @@ def table():
 
 
 @pytest.fixture
+def downloads(monkeypatch) -> dict:
+    """File name -> the deferred callable of every download button the page registers."""
+    registered = {}
+    original = MediaFileManager.add_deferred
+
+    def spy(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        registered[file_name] = data_callable
+        return original(self, data_callable, mimetype, coordinates, file_name=file_name, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", spy)
+    return registered
+
+
+@pytest.fixture
 def at() -> AppTest:
     return AppTest.from_file(APP, default_timeout=60).run()
 
@@ -163,15 +177,8 @@ def test_side_by_side(at, table):
     assert "α = 0.25" in _texts(at)
 
 
-def test_export_downloads_the_contract_files(at, table, monkeypatch):
-    registered = {}
-    original = MediaFileManager.add_deferred
-
-    def spy(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
-        registered[file_name] = data_callable
-        return original(self, data_callable, mimetype, coordinates, file_name=file_name, **kwargs)
-
-    monkeypatch.setattr(MediaFileManager, "add_deferred", spy)
+def test_export_downloads_the_contract_files(at, table, downloads):
+    registered = downloads
     _open(at, "export")
     at.slider(key=state.ALPHA).set_value(0.2).run()
     method = jecs_core.DEFAULT_METHOD
@@ -189,15 +196,8 @@ def test_export_downloads_the_contract_files(at, table, monkeypatch):
     assert registered[ids]().decode().splitlines() == list(table.test_ids[expected.selected(method)])
 
 
-def test_the_export_starts_at_the_inspected_rule_so_all_three_files_describe_one_selection(at, monkeypatch):
-    names = []
-    original = MediaFileManager.add_deferred
-
-    def spy(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
-        names.append(file_name)
-        return original(self, data_callable, mimetype, coordinates, file_name=file_name, **kwargs)
-
-    monkeypatch.setattr(MediaFileManager, "add_deferred", spy)
+def test_the_export_starts_at_the_inspected_rule_so_all_three_files_describe_one_selection(at, downloads):
+    names = downloads
     at.session_state[select_view.METHOD] = "jecs"
     _open(at, "export")
     assert any(n.startswith("jecs_selection") and n.endswith("_jecs_alpha0.10.csv") for n in names), names
@@ -248,15 +248,8 @@ def test_ids_holding_line_breaks_get_no_ids_file():
     assert not export.ids_fit_lines(SimpleNamespace(test_ids=np.array(["a", "t\r1"])))
 
 
-def test_the_reports_diagnostics_take_the_pages_paper_jecs_options(monkeypatch):
-    registered = {}
-    original = MediaFileManager.add_deferred
-
-    def spy(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
-        registered[file_name] = data_callable
-        return original(self, data_callable, mimetype, coordinates, file_name=file_name, **kwargs)
-
-    monkeypatch.setattr(MediaFileManager, "add_deferred", spy)
+def test_the_reports_diagnostics_take_the_pages_paper_jecs_options(downloads):
+    registered = downloads
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params.update({"lam": "0.6", "view": "export"})
     at.run()
