@@ -96,9 +96,10 @@ def _table_checks(table, duplicates, plain_pvalues: Future, clustered: bool = Fa
                                     pvalues=pvalues), duplicates
 
 
-def _post_hoc(checked: Future, table, comparison, selected, delta: float) -> dict:
-    """The post-hoc record; the checks ran first in this one-thread pool and say if the urn may take part."""
-    size = post_hoc_calibration_size(table, duplicates=checked.result()[2], comparison=comparison)
+def _post_hoc(checked: Future, table, comparison, selected, delta: float, plain: bool) -> dict:
+    """The post-hoc record; the checks ran first in this one-thread pool and say if the urn may take part
+    (``plain``: the rules ran on plain conformal p-values; the table may hold no test scores by then)."""
+    size = post_hoc_calibration_size(table, duplicates=checked.result()[2], comparison=comparison, plain=plain)
     return post_hoc_record(comparison.pvalues, selected, delta=delta, calibration_size=size)
 
 
@@ -261,7 +262,8 @@ def _select(args: argparse.Namespace, step) -> SelectOutcome:
         exported = DEFAULT_METHOD if args.method == "all" else args.method  # its line and sidecar carry the bound
         lm_eval_args.check_lm_eval_selection(args, comparison.selected(exported), alpha=args.alpha, method=exported)
         post_hoc = beside.submit(contextvars.copy_context().run, _post_hoc, checked, table, comparison,
-                                 comparison.selected(exported), args.post_hoc_delta)
+                                 comparison.selected(exported), args.post_hoc_delta,
+                                 shift is None or shift.method == "none")
         later = beside.submit(_compare, args, table, pvalues, clusters, rest) if rest else None
 
         @functools.cache

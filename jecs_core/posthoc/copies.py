@@ -37,7 +37,7 @@ def clustered(comparison) -> bool:
     return False
 
 
-def post_hoc_calibration_size(table, *, duplicates=None, comparison=None) -> int | None:
+def post_hoc_calibration_size(table, *, duplicates=None, comparison=None, plain: bool | None = None) -> int | None:
     """``calibration_size`` for :func:`jecs_core.fit_post_hoc` on ``table``'s p-values.
 
     Parameters
@@ -50,6 +50,9 @@ def post_hoc_calibration_size(table, *, duplicates=None, comparison=None) -> int
     comparison : Comparison, optional
         The comparison whose p-values the bound will read: clusters' p-values, each shared by the
         items of its cluster, are copies too.
+    plain : bool, optional
+        Whether those p-values are the table's plain conformal ones, when the caller knows (it made
+        them); by default a table with covariates has its plain p-values computed to compare.
 
     Returns
     -------
@@ -75,7 +78,7 @@ def post_hoc_calibration_size(table, *, duplicates=None, comparison=None) -> int
         exact_copies(table) if duplicates is None else duplicates.exact)
     if copies or table.m == 0:
         return None
-    if comparison is not None and not _plain(table, comparison):
+    if plain is False or (plain is None and comparison is not None and not _plain(table, comparison)):
         return None  # covariate-aware (weighted, residual) p-values: the urn's counting does not apply
     return table.m
 

@@ -88,7 +88,7 @@ def _parquet_bytes() -> bytes:
 @pytest.mark.parametrize(("content", "message"), [
     (gzip.compress(b'{"doc_id": 0, "acc": 1}\n'), r"line 1: not UTF-8 text \(byte 0x8b at column 2\); it is gzip-compressed: decompress it first$"),
     (_parquet_bytes(), r"line 1: not (UTF-8 text|valid JSON) .*; it is a Parquet file \(it starts with PAR1\)"),
-    (b"item_id,correct\n1,1\n", r"line 1: not valid JSON \(Expecting value\); it looks like CSV text"),
+    (b"item_id,correct\n1,1\n", r"line 1: not valid JSON \(Expecting value at column 1\); it looks like CSV text"),
 ], ids=["gzip", "parquet", "csv"])
 def test_a_compressed_or_table_file_named_as_a_log_is_named_for_what_it_is(content, message, tmp_path):
     log = tmp_path / "samples_t.jsonl"

@@ -170,3 +170,15 @@ def test_only_the_tables_plain_p_values_keep_the_urn(shift_method, urn):
     comparison = jc.compare_pvalues(p, alpha=0.2)
     # residual p-values sit on the j / (m + 1) grid too: the urn is left out for what made them, not their values
     assert (post_hoc_calibration_size(table, comparison=comparison) == table.m) is urn
+
+
+@pytest.mark.parametrize(("shift_method", "method"), [("none", "closed-simes-hommel+conformal-urn"),
+                                                      ("residual", "closed-simes-hommel")])
+def test_jecs_select_leaves_the_urn_out_beside_residual_p_values(shift_method, method, tmp_path, capsys):
+    from jecs_core.simulate.shift_scenarios import location_shift
+
+    location_shift(np.random.default_rng(0)).to_csv(tmp_path / "shift.csv", index=False)
+    argv = ["select", str(tmp_path / "shift.csv"), "--covariates", "x_len", "--shift-method", shift_method,
+            "--out", str(tmp_path / "s.csv"), "--no-diagnostics", "--no-progress"]
+    assert main(argv) == 0, capsys.readouterr().err
+    assert json.loads((tmp_path / "s.json").read_text())["post_hoc"]["method"] == method
