@@ -141,8 +141,10 @@ def run(parser: argparse.ArgumentParser, argv=None) -> int:
         root = (exc.name or "").split(".")[0]
         if root not in EXTRAS:
             raise  # a typo or a broken module: fail visibly
+        # torch pinned, as the README installs it: an unpinned one may pull gigabytes of CUDA packages.
+        pin = "'torch==2.13.0' " if EXTRAS[root] == "scoring" else ""
         print(f"{parser.prog} {args.command}: error: needs {root}, which this install lacks: "
-              f"python -m pip install 'jecs[{EXTRAS[root]}]' (from a checkout: python -m pip install -e "
+              f"python -m pip install {pin}'jecs[{EXTRAS[root]}]' (from a checkout: python -m pip install {pin}-e "
               f"'.[{EXTRAS[root]}]')", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -69,7 +69,7 @@ def test_a_command_missing_an_extra_at_run_time_names_the_install_line(capsys):
 
     assert run(_parser_with(handler), ["fake"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "jecs fake: error: needs torch" in err and "pip install 'jecs[scoring]'" in err
+    assert err.count("\n") == 1 and "jecs fake: error: needs torch" in err and "pip install 'torch==2.13.0' 'jecs[scoring]'" in err
 
 
 def test_a_command_with_a_broken_import_at_run_time_still_raises():
