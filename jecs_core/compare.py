@@ -9,13 +9,13 @@ from types import MappingProxyType
 import numpy as np
 
 from ._shared_max_p import shared_p_max, sharing_max_p
-from ._validation import check_alpha, check_at_most_n, check_mask, check_names, check_pvalue_matrix, frozen
+from ._validation import check_alpha, check_mask, check_names, check_pvalue_matrix, frozen
 from .comparison import Comparison
 from .conformal import table_pvalues
 from .data import ScoreTable
 from .envelope import DEFAULT_LAMBDA_GRID
 from .rules import DEFAULT_METHOD, METHODS, REGISTRY, get_rule
-from .rules.registry import declared_options
+from .rules.registry import check_declared_options
 
 # Shortcuts read off the registry: each rule's label, and the rules with a finite-sample guarantee.
 METHOD_LABELS = MappingProxyType({name: rule.label for name, rule in REGISTRY.items()})  # read-only, as REGISTRY
@@ -37,15 +37,7 @@ def _check_methods(methods) -> tuple[str, ...]:
 
 def _check_options(options: Mapping, n: int) -> dict:
     """Every given rule option through its declared validator, whichever rules run (as the evaluator checks them)."""
-    declared = declared_options()
-    unknown = sorted(set(options) - set(declared))
-    if unknown:
-        raise ValueError(f"unknown rule option(s) {unknown}; declared: {sorted(declared)}")
-    checked = {name: declared[name][0].validate(value) for name, value in options.items()}
-    for name, value in checked.items():
-        if declared[name][0].at_most_n and isinstance(value, int):
-            check_at_most_n(value, max(n, 1), name)
-    return checked
+    return check_declared_options(options, n=max(n, 1))
 
 
 def _fit_method(fit) -> str | None:

@@ -19,7 +19,7 @@ from .._validation import (  # noqa: F401  (re-exported for callers)
 )
 from .._warn import warn_at_caller
 from ..data import ScoreTable, table_from_frame
-from ..rules import METHODS, REGISTRY, declared_options
+from ..rules import METHODS, REGISTRY, check_declared_options, declared_options
 
 
 def check_reps(reps) -> int:
@@ -102,11 +102,9 @@ def rule_options(**options) -> RuleOptions:
 
     An option no registered rule declares is refused with one line naming the declared ones.
     """
-    declared = declared_options()
-    unknown = sorted(set(options) - set(declared))
-    if unknown:
-        raise ValueError(f"unknown rule option(s) {unknown}; declared: {sorted(declared)}")
-    return RuleOptions(tuple((name, option.validate(options.get(name))) for name, (option, _) in declared.items()))
+    given = check_declared_options(options)
+    return RuleOptions(tuple((name, given[name] if name in given else option.validate(None))
+                             for name, (option, _) in declared_options().items()))
 
 
 def check_within_table(options: RuleOptions, n: int) -> RuleOptions:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from .._validation import check_alpha
+from .._validation import check_alpha, check_at_most_n
 from .options import Option
 
 
@@ -190,6 +190,20 @@ def _collect() -> dict[str, Rule]:
                 raise RuntimeError(f"rule name {rule.name!r} registered twice")
             found[rule.name] = rule
     return found
+
+
+def check_declared_options(options: Mapping, *, n: int | None = None) -> dict:
+    """``options`` each through its declared validator; an option no registered rule declares is refused in one
+    line naming the declared ones, and with ``n`` a count bounded by the test items (``knn``) above it too."""
+    declared = declared_options()
+    unknown = sorted(set(options) - set(declared))
+    if unknown:
+        raise ValueError(f"unknown rule option(s) {unknown}; declared: {sorted(declared)}")
+    checked = {name: declared[name][0].validate(value) for name, value in options.items()}
+    for name, value in checked.items() if n is not None else ():
+        if declared[name][0].at_most_n and isinstance(value, int):
+            check_at_most_n(value, n, name)
+    return checked
 
 
 REGISTRY: Mapping[str, Rule] = MappingProxyType(_collect())
